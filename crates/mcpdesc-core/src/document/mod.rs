@@ -1,0 +1,161 @@
+//! The document model: a decoded JSON value plus the source position of every node.
+//!
+//! Both loaders (JSON and the restricted YAML profile) produce the same [`Document`], so every
+//! rule sees one data model whatever the serialization was.
+
+mod json;
+mod limits;
+pub mod pointer;
+mod spans;
+mod yaml;
+
+pub use limits::Limits;
+pub use spans::{Position, SpanTree, SpanTreeBuilder};
+
+use serde_json::Value;
+use thiserror::Error;
+
+/// The serialization a document was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Json,
+    Yaml,
+}
+
+impl Format {
+    /// Guesses the format from a file name: `.yaml` / `.yml` are YAML, everything else JSON.
+    pub fn from_path(path: &str) -> Format {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+            Format::Yaml
+        } else {
+            Format::Json
+        }
+    }
+}
+
+/// A decoded document with source positions.
+#[derive(Debug, Clone)]
+pub struct Document {
+    value: Value,
+    spans: SpanTree,
+    format: Format,
+}
+
+impl Document {
+    /// Parses `bytes` as `format` under `limits`.
+    ///
+    /// A UTF-8 byte order mark is skipped; any other invalid UTF-8 is refused.
+    pub fn parse(bytes: &[u8], format: Format, limits: &Limits) -> Result<Document, LoadError> {
+        if bytes.len() as u64 > limits.max_input_bytes {
+            return Err(LoadError::new(
+                LoadErrorKind::Limit {
+                    limit: "max-input-bytes",
+                    value: limits.max_input_bytes,
+                },
+                Position::START,
+            ));
+        }
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let pos = Position::of_byte_offset(bytes, e.valid_up_to());
+            LoadError::new(LoadErrorKind::InvalidUtf8, pos)
+        })?;
+        Document::parse_str(text, format, limits)
+    }
+
+    /// Parses already-decoded text as `format` under `limits`.
+    pub fn parse_str(text: &str, format: Format, limits: &Limits) -> Result<Document, LoadError> {
+        if text.len() as u64 > limits.max_input_bytes {
+            return Err(LoadError::new(
+                LoadErrorKind::Limit {
+                    limit: "max-input-bytes",
+                    value: limits.max_input_bytes,
+                },
+                Position::START,
+            ));
+        }
+        let (value, spans) = match format {
+            Format::Json => json::parse(text, limits)?,
+            Format::Yaml => yaml::parse(text, limits)?,
+        };
+        Ok(Document {
+            value,
+            spans,
+            format,
+        })
+    }
+
+    /// Wraps an already-decoded value; positions are unknown (reported as line 0, column 0).
+    pub fn from_value(value: Value) -> Document {
+        Document {
+            spans: SpanTree::unknown(),
+            value,
+            format: Format::Json,
+        }
+    }
+
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    pub fn spans(&self) -> &SpanTree {
+        &self.spans
+    }
+
+    /// The source position of the node at `pointer` (an RFC 6901 JSON Pointer).
+    ///
+    /// For a pointer that does not resolve, the position of the deepest node that does is
+    /// returned, so that a diagnostic about a missing member points at its would-be parent.
+    pub fn position(&self, pointer: &str) -> Position {
+        self.spans.position(&self.value, pointer)
+    }
+}
+
+/// Why a document could not be loaded.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{kind} at line {}, column {}", .position.line, .position.column)]
+pub struct LoadError {
+    pub kind: LoadErrorKind,
+    pub position: Position,
+}
+
+impl LoadError {
+    pub fn new(kind: LoadErrorKind, position: Position) -> LoadError {
+        LoadError { kind, position }
+    }
+}
+
+/// The kinds of load failure. Each names the serialization rule or limit it enforces.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum LoadErrorKind {
+    #[error("input is not valid UTF-8")]
+    InvalidUtf8,
+    #[error("JSON syntax error: {0}")]
+    JsonSyntax(String),
+    #[error("YAML syntax error: {0}")]
+    YamlSyntax(String),
+    #[error("the YAML stream contains no document")]
+    EmptyStream,
+    #[error("the YAML stream contains more than one document")]
+    MultipleDocuments,
+    #[error("YAML anchors and aliases are not allowed")]
+    Alias,
+    #[error("YAML tag `{0}` is not allowed; only the core schema tags are")]
+    Tag(String),
+    #[error("mapping key is not a string")]
+    NonStringKey,
+    #[error("duplicate key `{0}`")]
+    DuplicateKey(String),
+    #[error("number `{0}` is not finite")]
+    NonFiniteNumber(String),
+    #[error("string contains an unpaired surrogate escape")]
+    LoneSurrogate,
+    #[error("limit {limit} ({value}) exceeded; raise it with --{limit} if the input is trusted")]
+    Limit { limit: &'static str, value: u64 },
+}

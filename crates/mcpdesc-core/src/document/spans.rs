@@ -1,0 +1,178 @@
+use serde::Serialize;
+use serde_json::Value;
+
+use super::pointer;
+
+/// A 1-based line and column (columns count Unicode scalar values).
+///
+/// Line 0 means "unknown", as for documents built from an already-decoded value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+pub struct Position {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Position {
+    pub const START: Position = Position { line: 1, column: 1 };
+    pub const UNKNOWN: Position = Position { line: 0, column: 0 };
+
+    pub fn new(line: u32, column: u32) -> Position {
+        Position { line, column }
+    }
+
+    /// The position of byte `offset` in `bytes` (which may hold invalid UTF-8 past `offset`).
+    pub fn of_byte_offset(bytes: &[u8], offset: usize) -> Position {
+        let before = &bytes[..offset.min(bytes.len())];
+        let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..]).chars().count() as u32 + 1;
+        Position { line, column }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct SpanNode {
+    value: Position,
+    /// Position of the member's key when the node is an object member.
+    key: Position,
+    first_child: u32,
+    child_count: u32,
+}
+
+/// Source positions of every node of a value, in a flat array parallel to the value tree.
+///
+/// Children are stored in the order of the value's arrays and objects (objects keep source
+/// order, and duplicate keys are refused on load), so the i-th member of an object has the
+/// i-th child span.
+#[derive(Debug, Clone, Default)]
+pub struct SpanTree {
+    nodes: Vec<SpanNode>,
+    children: Vec<u32>,
+}
+
+/// Identifies a node while a [`SpanTree`] is being built.
+pub type NodeId = u32;
+
+/// Builds a [`SpanTree`] bottom-up while a parser descends.
+#[derive(Debug, Default)]
+pub struct SpanTreeBuilder {
+    tree: SpanTree,
+}
+
+impl SpanTreeBuilder {
+    pub fn new() -> SpanTreeBuilder {
+        SpanTreeBuilder::default()
+    }
+
+    /// Records a node starting at `value`; `key` is its member key's position, or
+    /// [`Position::UNKNOWN`] for array elements and the root.
+    pub fn node(&mut self, value: Position, key: Position) -> NodeId {
+        let id = self.tree.nodes.len() as u32;
+        self.tree.nodes.push(SpanNode {
+            value,
+            key,
+            first_child: 0,
+            child_count: 0,
+        });
+        id
+    }
+
+    /// Sets the children of container `id`, in value order.
+    pub fn set_children(&mut self, id: NodeId, children: &[NodeId]) {
+        let first = self.tree.children.len() as u32;
+        self.tree.children.extend_from_slice(children);
+        let node = &mut self.tree.nodes[id as usize];
+        node.first_child = first;
+        node.child_count = children.len() as u32;
+    }
+
+    /// Finishes the tree; `root` is the id of the root node.
+    pub fn finish(mut self, root: NodeId) -> SpanTree {
+        if root != 0 && !self.tree.nodes.is_empty() {
+            // The root must be node 0 for lookups; parsers that record it last are swapped.
+            self.tree.nodes.swap(0, root as usize);
+            for c in &mut self.tree.children {
+                if *c == root {
+                    *c = 0;
+                } else if *c == 0 {
+                    *c = root;
+                }
+            }
+        }
+        self.tree
+    }
+}
+
+impl SpanTree {
+    /// A tree that knows no positions.
+    pub fn unknown() -> SpanTree {
+        SpanTree::default()
+    }
+
+    /// Number of nodes recorded.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    fn child(&self, node: u32, index: usize) -> Option<u32> {
+        let n = self.nodes.get(node as usize)?;
+        if index >= n.child_count as usize {
+            return None;
+        }
+        self.children
+            .get(n.first_child as usize + index)
+            .copied()
+    }
+
+    /// Position of the node at `pointer` in `value` (see [`super::Document::position`]).
+    pub fn position(&self, value: &Value, ptr: &str) -> Position {
+        self.locate(value, ptr).0
+    }
+
+    /// Position of the key of the member at `pointer`, or of its value when it has no key.
+    pub fn key_position(&self, value: &Value, ptr: &str) -> Position {
+        let (value_pos, key_pos, exact) = self.locate(value, ptr);
+        if exact && key_pos.line != 0 {
+            key_pos
+        } else {
+            value_pos
+        }
+    }
+
+    fn locate(&self, value: &Value, ptr: &str) -> (Position, Position, bool) {
+        let Some(root) = self.nodes.first() else {
+            return (Position::UNKNOWN, Position::UNKNOWN, false);
+        };
+        let mut node_id = 0u32;
+        let mut current = root;
+        let mut value = value;
+        for token in pointer::tokens(ptr) {
+            let index = match value {
+                Value::Object(map) => map.get_index_of(token.as_ref()),
+                Value::Array(items) => token.parse::<usize>().ok().filter(|&i| i < items.len()),
+                _ => None,
+            };
+            let Some(index) = index else {
+                return (current.value, current.key, false);
+            };
+            let Some(child) = self.child(node_id, index) else {
+                return (current.value, current.key, false);
+            };
+            value = match value {
+                Value::Object(map) => map.get_index(index).map(|(_, v)| v).unwrap_or(value),
+                Value::Array(items) => &items[index],
+                _ => value,
+            };
+            node_id = child;
+            current = &self.nodes[child as usize];
+        }
+        (current.value, current.key, true)
+    }
+}
