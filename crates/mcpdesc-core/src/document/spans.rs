@@ -155,7 +155,7 @@ impl SpanTree {
         let mut value = value;
         for token in pointer::tokens(ptr) {
             let index = match value {
-                Value::Object(map) => map.get_index_of(token.as_ref()),
+                Value::Object(map) => map.keys().position(|k| *k == *token),
                 Value::Array(items) => token.parse::<usize>().ok().filter(|&i| i < items.len()),
                 _ => None,
             };
@@ -166,7 +166,7 @@ impl SpanTree {
                 return (current.value, current.key, false);
             };
             value = match value {
-                Value::Object(map) => map.get_index(index).map(|(_, v)| v).unwrap_or(value),
+                Value::Object(map) => map.values().nth(index).unwrap_or(value),
                 Value::Array(items) => &items[index],
                 _ => value,
             };
