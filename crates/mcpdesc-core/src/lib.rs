@@ -1,4 +1,33 @@
 //! Data-driven rule engine for MCP Description documents.
+//!
+//! Rules are YAML data (see `docs/rule-format.md`); this crate parses them into a typed IR,
+//! reads JSON and restricted-profile YAML documents with source positions, and evaluates
+//! every rule once per protocol version in scope at each node it selects.
+//!
+//! Start with [`Engine`].
 
+pub mod checks;
+pub mod diagnostic;
 pub mod document;
+mod engine;
+pub mod eval;
 pub mod path;
+pub mod relpath;
+pub mod rules;
+pub mod versions;
+
+pub use diagnostic::{Diagnostic, Severity};
+pub use document::{Document, Format, Limits, LoadError, LoadErrorKind};
+pub use engine::{Engine, FileError, LoadFailure, Report};
+pub use eval::Selection;
+pub use rules::{Catalogue, Rule, RuleLoadError, RuleProblem, RuleSet};
+
+#[cfg(test)]
+mod send_sync {
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn engine_is_send_and_sync() {
+        assert_send_sync::<super::Engine>();
+    }
+}

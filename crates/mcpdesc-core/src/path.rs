@@ -1,1 +1,1021 @@
 //! RFC 9535 JSONPath, compiled once and evaluated to JSON Pointers.
+//!
+//! A thin wrapper over the `jsonpath-rust` crate:
+//!
+//! * [`JsonPath::compile`] parses with `jsonpath_rust::parser::parse_json_path` and then rejects
+//!   what the crate accepts beyond RFC 9535: its extension functions (`in`, `nin`, `none_of`,
+//!   `any_of`, `subset_of`) and function expressions that are not well-typed (RFC 9535,
+//!   section 2.4.3), e.g. `length(@.*)` or `?count(@.a)` used as a test.
+//! * [`JsonPath::select`] returns every selected node with its RFC 6901 JSON Pointer. Queries made
+//!   only of child segments with a single name, index or wildcard selector (`$.a[*].b[0].*`, the
+//!   common case) are evaluated directly over [`serde_json::Value`], building pointers as they go;
+//!   everything else (filters, descendants, slices, unions, functions) goes through
+//!   `jsonpath_rust::query::js_path_process`, whose normalized paths (`$['a'][0]`) are converted
+//!   to pointers. Both evaluators yield the same nodes in the same order.
+//!
+//! Known limits of the underlying crate: nesting of brackets and parentheses deeper than 128 is
+//! rejected.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use jsonpath_rust::parser::errors::JsonPathError;
+use jsonpath_rust::parser::model::Filter as FilterExpr;
+use jsonpath_rust::parser::model::{
+    Comparable, FilterAtom, FnArg, JpQuery, Segment, Selector, Test, TestFunction,
+};
+use jsonpath_rust::query::js_path_process;
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::document::pointer;
+
+/// A compiled RFC 9535 JSONPath query.
+#[derive(Debug, Clone)]
+pub struct JsonPath {
+    text: String,
+    query: JpQuery,
+    plan: Plan,
+}
+
+/// How [`JsonPath::select`] evaluates the query.
+#[derive(Debug, Clone)]
+enum Plan {
+    /// Child segments with one name / index / wildcard selector each: evaluated directly.
+    /// `singular` holds the pointer tokens when no step is a wildcard or a negative index.
+    Direct {
+        steps: Vec<Step>,
+        singular: Option<Vec<String>>,
+    },
+    /// Everything else: evaluated by `jsonpath-rust`.
+    Engine,
+}
+
+/// One step of a [`Plan::Direct`] query.
+#[derive(Debug, Clone)]
+enum Step {
+    Name(String),
+    Index(i64),
+    Wildcard,
+}
+
+/// One node selected by a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selected<'a> {
+    /// The node's location, as an RFC 6901 JSON Pointer (`""` for the root).
+    pub pointer: String,
+    /// The node itself.
+    pub value: &'a Value,
+}
+
+/// A query that could not be compiled.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("invalid JSONPath `{path}`: {message}")]
+pub struct PathError {
+    /// The query text as given.
+    pub path: String,
+    /// What is wrong with it.
+    pub message: String,
+    /// Where the syntax error was found, in characters from the start of `path`, when known.
+    pub offset: Option<usize>,
+}
+
+impl JsonPath {
+    /// Compiles `text`. Errors carry a message and, where the crate gives it, the character offset.
+    ///
+    /// Anything outside RFC 9535 is rejected, including the extension functions of
+    /// `jsonpath-rust` and function calls that are not well-typed.
+    pub fn compile(text: &str) -> Result<JsonPath, PathError> {
+        check_whitespace(text).map_err(|(message, offset)| PathError {
+            path: text.to_string(),
+            message,
+            offset: Some(offset),
+        })?;
+        let query =
+            jsonpath_rust::parser::parse_json_path(text).map_err(|err| parse_error(text, &err))?;
+        check_segments(&query.segments).map_err(|message| PathError {
+            path: text.to_string(),
+            message,
+            offset: None,
+        })?;
+        let plan = plan(&query);
+        Ok(JsonPath {
+            text: text.to_string(),
+            query,
+            plan,
+        })
+    }
+
+    /// The query text, as given to [`JsonPath::compile`].
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Every node selected in `root`, as (RFC 6901 JSON Pointer, value), in the order the query
+    /// yields them.
+    pub fn select<'a>(&self, root: &'a Value) -> Vec<Selected<'a>> {
+        match &self.plan {
+            Plan::Direct { steps, .. } => select_direct(steps, root),
+            Plan::Engine => select_engine(&self.query, root),
+        }
+    }
+
+    /// True when the query is a singular query of plain name/index segments only (e.g.
+    /// `$.a.b[0]`), in which case `singular_tokens()` returns the tokens, letting callers resolve
+    /// it without the query engine.
+    ///
+    /// The tokens are unescaped RFC 6901 reference tokens (`$['a/b'][0]` gives `["a/b", "0"]`;
+    /// `$` gives none). Queries with a negative index (`$.a[-1]`) return `None`. Note that a
+    /// pointer does not say whether a token is a name or an index, whereas JSONPath does: `$[0]`
+    /// selects nothing in `{"0": 1}` and `$['0']` nothing in `[1]`, while a plain RFC 6901
+    /// resolution (`Value::pointer`) finds a node in both. Callers that need that distinction
+    /// should use [`JsonPath::select`].
+    pub fn singular_tokens(&self) -> Option<&[String]> {
+        match &self.plan {
+            Plan::Direct {
+                singular: Some(tokens),
+                ..
+            } => Some(tokens),
+            _ => None,
+        }
+    }
+}
+
+/// Evaluates `query` through `jsonpath-rust`, converting its normalized paths to pointers.
+///
+/// The crate applies a segment with several selectors (`['a','b']`, `..['a','b']`) one selector
+/// at a time over all its input nodes, so with several input nodes it yields the `a`s and then
+/// the `b`s, where RFC 9535 (section 2.5.1.2) wants each input node's `a` and `b` in turn. When
+/// that segment is the last one and no earlier segment has the same problem, the result is put
+/// back in RFC order here (see [`rfc_order`]); otherwise the crate's order is kept.
+fn select_engine<'a>(query: &JpQuery, root: &'a Value) -> Vec<Selected<'a>> {
+    // The crate only errs when the whole query evaluates to a computed value, which a
+    // `jsonpath-query` never does; no nodes is the only sensible answer then.
+    let found = js_path_process(query, root).unwrap_or_default();
+    let mut selected: Vec<Selected<'a>> = found
+        .into_iter()
+        // The crate writes normalized paths itself; one that does not parse would be a crate
+        // bug, and such a node is dropped rather than given a wrong pointer.
+        .filter_map(|node| {
+            normalized_path_to_pointer(&node.path).map(|pointer| Selected {
+                pointer,
+                value: node.val,
+            })
+        })
+        .collect();
+    if let Some((last, prefix)) = query.segments.split_last() {
+        let descendant = match last {
+            Segment::Selectors(_) if !is_singular(prefix) => Some(false),
+            Segment::Descendant(inner) if matches!(inner.as_ref(), Segment::Selectors(_)) => {
+                Some(true)
+            }
+            _ => None,
+        };
+        if let Some(descendant) = descendant.filter(|_| !misorders(prefix)) {
+            let prefix = JpQuery::new(prefix.to_vec());
+            let mut inputs = match plan(&prefix) {
+                Plan::Direct { steps, .. } => select_direct(&steps, root),
+                Plan::Engine => select_engine(&prefix, root),
+            };
+            if descendant {
+                inputs = descendants_or_self(inputs);
+            }
+            rfc_order(&mut selected, &inputs);
+        }
+    }
+    selected
+}
+
+/// True when `segments` select at most one node (names and indices only).
+fn is_singular(segments: &[Segment]) -> bool {
+    segments.iter().all(|segment| {
+        matches!(
+            segment,
+            Segment::Selector(Selector::Name(_) | Selector::Index(_))
+        )
+    })
+}
+
+/// True when the crate may yield `segments`' nodes out of RFC order: a multi-selector segment
+/// that can get more than one input node.
+fn misorders(segments: &[Segment]) -> bool {
+    segments
+        .iter()
+        .enumerate()
+        .any(|(i, segment)| match segment {
+            Segment::Selectors(_) => !is_singular(&segments[..i]),
+            Segment::Descendant(inner) => matches!(inner.as_ref(), Segment::Selectors(_)),
+            Segment::Selector(_) => false,
+        })
+}
+
+/// Each of `nodes` followed by its descendants, in the order the crate's descendant segment
+/// visits them (a node before its descendants, children in array / object order).
+fn descendants_or_self<'a>(nodes: Vec<Selected<'a>>) -> Vec<Selected<'a>> {
+    let mut out = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        let mut stack = vec![node];
+        while let Some(node) = stack.pop() {
+            let first_child = stack.len();
+            match node.value {
+                Value::Array(items) => {
+                    stack.extend(items.iter().enumerate().map(|(i, value)| Selected {
+                        pointer: pointer::push(&node.pointer, &i.to_string()),
+                        value,
+                    }))
+                }
+                Value::Object(members) => {
+                    stack.extend(members.iter().map(|(key, value)| Selected {
+                        pointer: pointer::push(&node.pointer, key),
+                        value,
+                    }))
+                }
+                _ => {}
+            }
+            stack[first_child..].reverse();
+            out.push(node);
+        }
+    }
+    out
+}
+
+/// Reorders the crate's result of a final multi-selector segment applied to `inputs` (its input
+/// nodes, in order) into RFC order: by input node, then selector, then the selector's own order.
+///
+/// The crate yields, for each selector in turn, its results on every input in order. Every
+/// result is a child of its input, and a given selector selects a given child at most once per
+/// input, so the k-th occurrence of a node among the results belongs to the (k mod m)-th of the
+/// m occurrences of its parent among the inputs. A stable sort on that input position then
+/// keeps the selectors' order within each input. Leaves `selected` as it is if a result has no
+/// parent among the inputs (which would be a crate bug).
+fn rfc_order(selected: &mut Vec<Selected<'_>>, inputs: &[Selected<'_>]) {
+    let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, input) in inputs.iter().enumerate() {
+        positions.entry(&input.pointer).or_default().push(i);
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut keys = Vec::with_capacity(selected.len());
+    for node in selected.iter() {
+        let Some(at) = pointer::parent(&node.pointer).and_then(|parent| positions.get(parent))
+        else {
+            return;
+        };
+        let occurrence = seen.entry(&node.pointer).or_default();
+        keys.push(at[*occurrence % at.len()]);
+        *occurrence += 1;
+    }
+    let mut keyed: Vec<_> = keys.into_iter().zip(selected.drain(..)).collect();
+    keyed.sort_by_key(|(key, _)| *key);
+    selected.extend(keyed.into_iter().map(|(_, node)| node));
+}
+
+/// Converts a crate parse error into a [`PathError`], with a character offset for syntax errors.
+fn parse_error(text: &str, err: &JsonPathError) -> PathError {
+    let (message, offset) = match err {
+        JsonPathError::PestError(pest) => {
+            let offset = pest_byte_offset(&format!("{:?}", pest.location))
+                .and_then(|byte| text.get(..byte))
+                .map(|prefix| prefix.chars().count());
+            let message = match offset {
+                Some(at) => format!("syntax error at character {at}: {}", pest.variant.message()),
+                None => format!("syntax error: {}", pest.variant.message()),
+            };
+            (message, offset)
+        }
+        other => (other.to_string(), None),
+    };
+    PathError {
+        path: text.to_string(),
+        message,
+        offset,
+    }
+}
+
+/// Reads the byte offset out of the `Debug` form of a `pest::error::InputLocation`
+/// (`Pos(3)` or `Span((3, 5))`); `pest` is not a direct dependency, so its type cannot be named.
+fn pest_byte_offset(location: &str) -> Option<usize> {
+    let digits = location
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?;
+    digits.parse().ok()
+}
+
+/// Rejects the whitespace the crate's grammar lets through but RFC 9535 does not allow: inside a
+/// member-name shorthand (`$.a b`, which the crate reads as the name `a b`), right after a `.`
+/// (`@. a == 1`), and at the end of the query (`$.a `). Returns a message and a character offset.
+fn check_whitespace(text: &str) -> Result<(), (String, usize)> {
+    fn is_space(c: char) -> bool {
+        matches!(c, ' ' | '\t' | '\n' | '\r')
+    }
+    fn is_name_first(c: char) -> bool {
+        c.is_ascii_alphabetic()
+            || c == '_'
+            || ('\u{80}'..='\u{D7FF}').contains(&c)
+            || c >= '\u{E000}'
+    }
+    let chars: Vec<char> = text.chars().collect();
+    if chars.last().copied().is_some_and(is_space) {
+        let start = chars
+            .iter()
+            .rposition(|&c| !is_space(c))
+            .map_or(0, |i| i + 1);
+        return Err(("whitespace at the end of the query".to_string(), start));
+    }
+    let mut i = 0;
+    let mut quote = None;
+    while let Some(&c) = chars.get(i) {
+        i += 1;
+        if let Some(q) = quote {
+            match c {
+                '\\' => i += 1,
+                c if c == q => quote = None,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '.' if !chars.get(i).is_some_and(char::is_ascii_digit) => {
+                if chars.get(i) == Some(&'.') {
+                    i += 1;
+                }
+                if chars.get(i).copied().is_some_and(is_space) {
+                    return Err(("whitespace after `.`".to_string(), i));
+                }
+                if !chars.get(i).copied().is_some_and(is_name_first) {
+                    continue;
+                }
+                while chars
+                    .get(i)
+                    .is_some_and(|&c| is_name_first(c) || c.is_ascii_digit())
+                {
+                    i += 1;
+                }
+                let gap = i;
+                while chars.get(i).copied().is_some_and(is_space) {
+                    i += 1;
+                }
+                if i > gap
+                    && chars
+                        .get(i)
+                        .is_some_and(|&c| is_name_first(c) || c.is_ascii_digit())
+                {
+                    return Err((
+                        "whitespace inside a member name; quote the name: `['…']`".to_string(),
+                        gap,
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Chooses the evaluator: [`Plan::Direct`] when every segment is a child segment with a single
+/// name, index or wildcard selector.
+fn plan(query: &JpQuery) -> Plan {
+    let mut steps = Vec::with_capacity(query.segments.len());
+    for segment in &query.segments {
+        match segment {
+            Segment::Selector(Selector::Name(name)) => steps.push(Step::Name(name.clone())),
+            Segment::Selector(Selector::Index(index)) => steps.push(Step::Index(*index)),
+            Segment::Selector(Selector::Wildcard) => steps.push(Step::Wildcard),
+            _ => return Plan::Engine,
+        }
+    }
+    let singular = steps
+        .iter()
+        .map(|step| match step {
+            Step::Name(name) => Some(name.clone()),
+            Step::Index(index) if *index >= 0 => Some(index.to_string()),
+            _ => None,
+        })
+        .collect();
+    Plan::Direct { steps, singular }
+}
+
+/// Evaluates a [`Plan::Direct`] query, building the pointers along the way.
+fn select_direct<'a>(steps: &[Step], root: &'a Value) -> Vec<Selected<'a>> {
+    let mut nodes: Vec<(String, &'a Value)> = vec![(String::new(), root)];
+    for step in steps {
+        if nodes.is_empty() {
+            break;
+        }
+        nodes = match step {
+            Step::Name(name) => {
+                let token = pointer::escape(name);
+                nodes
+                    .into_iter()
+                    .filter_map(|(mut at, value)| {
+                        let child = value.as_object()?.get(name.as_str())?;
+                        at.push('/');
+                        at.push_str(&token);
+                        Some((at, child))
+                    })
+                    .collect()
+            }
+            Step::Index(index) => nodes
+                .into_iter()
+                .filter_map(|(mut at, value)| {
+                    let array = value.as_array()?;
+                    let i = resolve_index(*index, array.len())?;
+                    at.push('/');
+                    at.push_str(&i.to_string());
+                    Some((at, array.get(i)?))
+                })
+                .collect(),
+            Step::Wildcard => {
+                let mut children = Vec::new();
+                for (at, value) in &nodes {
+                    match value {
+                        Value::Array(items) => children.extend(
+                            items
+                                .iter()
+                                .enumerate()
+                                .map(|(i, item)| (pointer::push(at, &i.to_string()), item)),
+                        ),
+                        Value::Object(members) => children.extend(
+                            members
+                                .iter()
+                                .map(|(key, item)| (pointer::push(at, key), item)),
+                        ),
+                        _ => {}
+                    }
+                }
+                children
+            }
+        };
+    }
+    nodes
+        .into_iter()
+        .map(|(pointer, value)| Selected { pointer, value })
+        .collect()
+}
+
+/// The array position an index selector denotes (negative counts from the end), if in range.
+fn resolve_index(index: i64, len: usize) -> Option<usize> {
+    let i = if index < 0 {
+        i64::try_from(len).ok()?.checked_add(index)?
+    } else {
+        index
+    };
+    usize::try_from(i).ok().filter(|&i| i < len)
+}
+
+/// Converts an RFC 9535 normalized path (`$['a'][0]['it\'s']`) to an RFC 6901 JSON Pointer
+/// (`/a/0/it's`). Returns `None` if `path` is not a normalized path.
+///
+/// Accepts every escape RFC 9535 allows in string literals (`\b \f \n \r \t \/ \\ \' \"` and
+/// `\uXXXX`, surrogate pairs included), a superset of those normalized paths use.
+fn normalized_path_to_pointer(path: &str) -> Option<String> {
+    let mut rest = path.strip_prefix('$')?;
+    let mut out = String::with_capacity(path.len());
+    while !rest.is_empty() {
+        rest = rest.strip_prefix('[')?;
+        if let Some(quoted) = rest.strip_prefix('\'') {
+            let (name, after) = normal_name(quoted)?;
+            rest = after.strip_prefix(']')?;
+            out.push('/');
+            out.push_str(&pointer::escape(&name));
+        } else {
+            let end = rest.find(']')?;
+            let digits = &rest[..end];
+            let canonical = digits == "0"
+                || (!digits.starts_with('0')
+                    && !digits.is_empty()
+                    && digits.bytes().all(|b| b.is_ascii_digit()));
+            if !canonical {
+                return None;
+            }
+            out.push('/');
+            out.push_str(digits);
+            rest = &rest[end + 1..];
+        }
+    }
+    Some(out)
+}
+
+/// Reads a single-quoted name (after its opening quote), returning the unescaped name and the
+/// text after the closing quote.
+fn normal_name(quoted: &str) -> Option<(Cow<'_, str>, &str)> {
+    let end = quoted.find(['\'', '\\'])?;
+    if quoted[end..].starts_with('\'') {
+        return Some((Cow::Borrowed(&quoted[..end]), &quoted[end + 1..]));
+    }
+    let mut name = String::from(&quoted[..end]);
+    let mut chars = quoted[end..].char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' => return Some((Cow::Owned(name), &quoted[end + i + 1..])),
+            '\\' => name.push(match chars.next()?.1 {
+                'b' => '\u{8}',
+                'f' => '\u{c}',
+                'n' => '\n',
+                'r' => '\r',
+                't' => '\t',
+                c @ ('/' | '\\' | '\'' | '"') => c,
+                'u' => unicode_escape(&mut chars)?,
+                _ => return None,
+            }),
+            c => name.push(c),
+        }
+    }
+    None
+}
+
+/// Reads the `XXXX` of a `\uXXXX` escape (after the `u`), joining a surrogate pair.
+fn unicode_escape(chars: &mut std::str::CharIndices<'_>) -> Option<char> {
+    fn hex4(chars: &mut std::str::CharIndices<'_>) -> Option<u32> {
+        let mut code = 0;
+        for _ in 0..4 {
+            code = code * 16 + chars.next()?.1.to_digit(16)?;
+        }
+        Some(code)
+    }
+    match hex4(chars)? {
+        high @ 0xD800..=0xDBFF => {
+            if chars.next()?.1 != '\\' || chars.next()?.1 != 'u' {
+                return None;
+            }
+            match hex4(chars)? {
+                low @ 0xDC00..=0xDFFF => {
+                    char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+                }
+                _ => None,
+            }
+        }
+        code => char::from_u32(code),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RFC 9535 conformance checks on the crate's syntax tree.
+//
+// `jsonpath-rust` parses a superset of RFC 9535: it has extension functions and does not fully
+// enforce the type rules of section 2.4.3. These checks reject what the RFC does not allow.
+
+type Checked = Result<(), String>;
+
+fn check_segments(segments: &[Segment]) -> Checked {
+    segments.iter().try_for_each(check_segment)
+}
+
+/// A relative query (`@…`) inside a filter.
+///
+/// `jsonpath-rust` evaluates a filter selector in the first segment of such a query (`@[?…]`,
+/// `@..[?…]`, `@['a', ?…]`) as a boolean test of `@` itself rather than as a selection of its
+/// children, so it selects nothing or too little. Such queries are refused rather than
+/// silently evaluated wrongly.
+fn check_rel_query(segments: &[Segment]) -> Checked {
+    fn has_filter(segment: &Segment) -> bool {
+        match segment {
+            Segment::Descendant(inner) => has_filter(inner),
+            Segment::Selector(selector) => matches!(selector, Selector::Filter(_)),
+            Segment::Selectors(selectors) => selectors
+                .iter()
+                .any(|selector| matches!(selector, Selector::Filter(_))),
+        }
+    }
+    if segments.first().is_some_and(has_filter) {
+        return Err(
+            "a filter selector right after `@` (`@[?…]`) is not supported: \
+             jsonpath-rust evaluates it incorrectly"
+                .to_string(),
+        );
+    }
+    check_segments(segments)
+}
+
+fn check_segment(segment: &Segment) -> Checked {
+    match segment {
+        Segment::Descendant(inner) => check_segment(inner),
+        Segment::Selector(selector) => check_selector(selector),
+        Segment::Selectors(selectors) => selectors.iter().try_for_each(check_selector),
+    }
+}
+
+fn check_selector(selector: &Selector) -> Checked {
+    match selector {
+        Selector::Filter(filter) => check_logical(filter),
+        Selector::Name(_) | Selector::Wildcard | Selector::Index(_) | Selector::Slice(..) => Ok(()),
+    }
+}
+
+fn check_logical(filter: &FilterExpr) -> Checked {
+    match filter {
+        FilterExpr::Or(parts) | FilterExpr::And(parts) => parts.iter().try_for_each(check_logical),
+        FilterExpr::Atom(FilterAtom::Filter { expr, .. }) => check_logical(expr),
+        FilterExpr::Atom(FilterAtom::Test { expr, .. }) => match expr.as_ref() {
+            Test::RelQuery(segments) => check_rel_query(segments),
+            Test::AbsQuery(query) => check_segments(&query.segments),
+            // A test expression needs a LogicalType or NodesType result (section 2.4.3).
+            Test::Function(function) => match function.as_ref() {
+                TestFunction::Match(..) | TestFunction::Search(..) => check_function(function),
+                other => Err(format!(
+                    "`{}()` returns a value, which cannot be used as a test; compare it instead",
+                    function_name(other)
+                )),
+            },
+        },
+        FilterExpr::Atom(FilterAtom::Comparison(comparison)) => {
+            let (left, right) = comparison.vals();
+            check_comparable(left)?;
+            check_comparable(right)
+        }
+    }
+}
+
+fn check_comparable(comparable: &Comparable) -> Checked {
+    match comparable {
+        Comparable::Literal(_) | Comparable::SingularQuery(_) => Ok(()),
+        Comparable::Function(function) => {
+            check_value_function(function)?;
+            check_function(function)
+        }
+    }
+}
+
+/// A function whose result is a ValueType: `length`, `count`, `value`.
+fn check_value_function(function: &TestFunction) -> Checked {
+    match function {
+        TestFunction::Length(_) | TestFunction::Count(_) | TestFunction::Value(_) => Ok(()),
+        other => Err(format!(
+            "`{}()` does not return a value and cannot be compared or passed as a value",
+            function_name(other)
+        )),
+    }
+}
+
+fn check_function(function: &TestFunction) -> Checked {
+    match function {
+        TestFunction::Custom(name, _) => Err(format!(
+            "`{name}()` is not an RFC 9535 function (it is a jsonpath-rust extension)"
+        )),
+        TestFunction::Length(arg) => check_value_arg("length", arg),
+        TestFunction::Count(arg) => check_nodes_arg("count", arg),
+        TestFunction::Value(arg) => check_nodes_arg("value", arg),
+        TestFunction::Match(a, b) => {
+            check_value_arg("match", a)?;
+            check_value_arg("match", b)
+        }
+        TestFunction::Search(a, b) => {
+            check_value_arg("search", a)?;
+            check_value_arg("search", b)
+        }
+    }
+}
+
+/// A ValueType parameter: a literal, a singular query or a ValueType function.
+fn check_value_arg(name: &str, arg: &FnArg) -> Checked {
+    match arg {
+        FnArg::Literal(_) => Ok(()),
+        FnArg::Test(test) => match test.as_ref() {
+            Test::RelQuery(segments) => check_singular(name, segments),
+            Test::AbsQuery(query) => check_singular(name, &query.segments),
+            Test::Function(function) => {
+                check_value_function(function)?;
+                check_function(function)
+            }
+        },
+        FnArg::Filter(_) => Err(format!(
+            "`{name}()` takes a value, not a logical expression"
+        )),
+    }
+}
+
+/// A NodesType parameter: a query (singular or not).
+fn check_nodes_arg(name: &str, arg: &FnArg) -> Checked {
+    match arg {
+        FnArg::Test(test) => match test.as_ref() {
+            Test::RelQuery(segments) => check_rel_query(segments),
+            Test::AbsQuery(query) => check_segments(&query.segments),
+            Test::Function(_) => Err(format!("`{name}()` takes a query, not a function result")),
+        },
+        FnArg::Literal(_) | FnArg::Filter(_) => Err(format!("`{name}()` takes a query")),
+    }
+}
+
+fn check_singular(name: &str, segments: &[Segment]) -> Checked {
+    let singular = segments.iter().all(|segment| {
+        matches!(
+            segment,
+            Segment::Selector(Selector::Name(_) | Selector::Index(_))
+        )
+    });
+    if singular {
+        check_segments(segments)
+    } else {
+        Err(format!(
+            "`{name}()` takes a value; a query argument must be a singular query"
+        ))
+    }
+}
+
+fn function_name(function: &TestFunction) -> &str {
+    match function {
+        TestFunction::Custom(name, _) => name,
+        TestFunction::Length(_) => "length",
+        TestFunction::Value(_) => "value",
+        TestFunction::Count(_) => "count",
+        TestFunction::Search(..) => "search",
+        TestFunction::Match(..) => "match",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pointers(path: &str, root: &Value) -> Vec<String> {
+        JsonPath::compile(path)
+            .unwrap()
+            .select(root)
+            .into_iter()
+            .map(|s| s.pointer)
+            .collect()
+    }
+
+    fn sample() -> Value {
+        json!({
+            "tools": [
+                {"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}},
+                {"name": "b", "inputSchema": {"type": "object"}},
+                {"name": "c"},
+                "not an object",
+                [1, 2, 3]
+            ],
+            "a/b": {"c~d": 1, "it's": 2, "back\\slash": 3, "ctl\u{1}": 4, "tab\t": 5, "é😀": 6},
+            "0": "zero",
+            "empty": {},
+            "list": [],
+            "nested": [[1, [2, 3]], {"k": [4, {"k": 5}]}],
+            "": {"": "empty key"}
+        })
+    }
+
+    #[test]
+    fn selects_with_pointers() {
+        let doc = sample();
+        assert_eq!(
+            pointers("$.tools[*].inputSchema", &doc),
+            vec!["/tools/0/inputSchema", "/tools/1/inputSchema"]
+        );
+        assert_eq!(pointers("$['a/b']['c~d']", &doc), vec!["/a~1b/c~0d"]);
+        assert_eq!(pointers("$.tools[-1][0]", &doc), vec!["/tools/4/0"]);
+        assert_eq!(pointers("$", &doc), vec![""]);
+        assert_eq!(pointers("$['']['']", &doc), vec!["//"]);
+    }
+
+    #[test]
+    fn engine_paths_become_pointers() {
+        let doc = sample();
+        let path = JsonPath::compile("$['a/b'][?@ > 1]").unwrap();
+        let got: Vec<_> = path.select(&doc).into_iter().map(|s| s.pointer).collect();
+        assert_eq!(
+            got,
+            vec![
+                "/a~1b/it's",
+                "/a~1b/back\\slash",
+                "/a~1b/ctl\u{1}",
+                "/a~1b/tab\t",
+                "/a~1b/é😀"
+            ]
+        );
+        assert_eq!(
+            pointers("$..k", &doc),
+            vec!["/nested/1/k", "/nested/1/k/1/k"]
+        );
+    }
+
+    #[test]
+    fn normalized_paths() {
+        let cases = [
+            ("$", Some("")),
+            ("$['a'][0][12]", Some("/a/0/12")),
+            ("$['a/b']['c~d']", Some("/a~1b/c~0d")),
+            (r"$['it\'s']['back\\slash']", Some("/it's/back\\slash")),
+            (
+                r"$['\b\f\n\r\t\u001f\u000b']",
+                Some("/\u{8}\u{c}\n\r\t\u{1f}\u{b}"),
+            ),
+            (r"$['\ud83d\ude00']", Some("/😀")),
+            ("$['é']", Some("/é")),
+            ("$['']", Some("/")),
+            ("$[01]", None),
+            ("$[-1]", None),
+            ("$['a'", None),
+            ("$['a]", None),
+            (r"$['\ud83d']", None),
+            (r"$['\x']", None),
+            ("['a']", None),
+            ("$.a", None),
+        ];
+        for (path, want) in cases {
+            assert_eq!(normalized_path_to_pointer(path).as_deref(), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn direct_and_engine_agree() {
+        let docs = [
+            sample(),
+            json!([]),
+            json!({}),
+            json!(null),
+            json!("str"),
+            json!([[0, 1], {"a": [1]}, {"*": 2, "a": {"b": [3, 4]}}, [[5]]]),
+            json!({"a": {"b": [{"c": 1}, {"c": 2}], "c": 3}, "b": [[{"c": 4}]], "0": [7]}),
+        ];
+        let queries = [
+            "$",
+            "$.tools",
+            "$.tools[*]",
+            "$.tools[*].inputSchema",
+            "$.tools[*].inputSchema.properties.*",
+            "$.tools[*].*",
+            "$.tools[0].name",
+            "$.tools[-1]",
+            "$.tools[-5].name",
+            "$.tools[-6]",
+            "$.tools[5]",
+            "$.*",
+            "$.*.*",
+            "$.*.*.*",
+            "$[*][*][*]",
+            "$[0]",
+            "$[-1][0]",
+            "$['0']",
+            "$['0'][0]",
+            "$[0]['0']",
+            "$['a/b']['c~d']",
+            "$['a/b']['it\\'s']",
+            "$['a/b'][\"back\\\\slash\"]",
+            "$['a/b']['ctl\\u0001']",
+            "$['a/b'].*",
+            "$['']['']",
+            "$.a.b[*].c",
+            "$.a.*",
+            "$.b[0][0].c",
+            "$.missing.x",
+            "$.empty.*",
+            "$.list[*]",
+            "$.nested[*][*][*]",
+        ];
+        for query in queries {
+            let path = JsonPath::compile(query).unwrap();
+            assert!(
+                matches!(path.plan, Plan::Direct { .. }),
+                "{query} should be direct"
+            );
+            for doc in &docs {
+                assert_eq!(
+                    path.select(doc),
+                    select_engine(&path.query, doc),
+                    "{query} on {doc}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn singular_tokens() {
+        let tokens = |q: &str| {
+            JsonPath::compile(q)
+                .unwrap()
+                .singular_tokens()
+                .map(|t| t.to_vec())
+        };
+        assert_eq!(
+            tokens("$.a.b[0]"),
+            Some(vec!["a".into(), "b".into(), "0".into()])
+        );
+        assert_eq!(tokens("$['a/b']"), Some(vec!["a/b".to_string()]));
+        assert_eq!(tokens("$"), Some(vec![]));
+        assert_eq!(tokens("$.a[-1]"), None);
+        assert_eq!(tokens("$.a[*]"), None);
+        assert_eq!(tokens("$.a['b','c']"), None);
+        assert_eq!(tokens("$..a"), None);
+        assert_eq!(tokens("$.a[0:1]"), None);
+    }
+
+    #[test]
+    fn compile_errors() {
+        let err = JsonPath::compile("$.a[").unwrap_err();
+        assert_eq!(err.path, "$.a[");
+        assert_eq!(err.offset, Some(4));
+        let err = JsonPath::compile("$.é[").unwrap_err();
+        assert_eq!(err.offset, Some(4), "offsets count characters, not bytes");
+        assert!(err.to_string().starts_with("invalid JSONPath `$.é[`: "));
+        for bad in [
+            "",
+            "a",
+            "$.a[?in(@, $.b)]",
+            "$.a[?nin(@, $.b)]",
+            "$.a[?any_of(@, $.b)]",
+            "$.a[?none_of(@, $.b)]",
+            "$.a[?subset_of(@, $.b)]",
+            "$.a[?length(@)]",
+            "$.a[?count(@.*) == 'x' || count(@)]",
+            "$.a[?length(@.*) == 1]",
+            "$.a[?match(@.*, 'a')]",
+            "$.a[?count(1) == 1]",
+            "$.a[?value(length(@)) == 1]",
+            "$.a[?match(@, 'a') == true]",
+            "$.a ",
+            " $.a",
+            "$.a b",
+            "$.a\tb",
+            "$..a b",
+            "$[?@.a b]",
+            "$[?@.a b == 1]",
+            "$[?@. a == 1]",
+            "$. a",
+            "$.. a",
+            "$[?@[?@>1]]",
+            "$[?@..[?@>1]]",
+            "$[?@[0, ?@>1]]",
+            "$[?count(@[?@>1]) == 1]",
+        ] {
+            assert!(JsonPath::compile(bad).is_err(), "{bad} should not compile");
+        }
+        for good in [
+            "$.a[?length(@) > 1]",
+            "$.a[?length(value(@.*)) > 1]",
+            "$.a[?count(@..x) == 2]",
+            "$.a[?match(@.b, 'a.*') && search($.c[0], @.d)]",
+            "$.a[?value(@..x) == 1]",
+            "$.a .b",
+            "$ .a",
+            "$['a b']",
+            "$[?@.a == 1.5 && @.b]",
+            "$[?@.a ]",
+            "$[?@.a\n== 'x y' ]",
+            "$[?@ .a .b]",
+            "$[?@.*[?@ > 1]]",
+            "$[?$[?@ > 1]]",
+        ] {
+            assert!(JsonPath::compile(good).is_ok(), "{good} should compile");
+        }
+    }
+
+    #[test]
+    fn whitespace_error_offsets() {
+        let err = JsonPath::compile("$.ab c").unwrap_err();
+        assert_eq!(err.offset, Some(4));
+        let err = JsonPath::compile("$.é  ").unwrap_err();
+        assert_eq!(err.offset, Some(3));
+        let err = JsonPath::compile("$[?@. a == 1]").unwrap_err();
+        assert_eq!(err.offset, Some(5));
+    }
+
+    #[test]
+    fn multi_selector_segments_follow_rfc_order() {
+        let doc = json!([{"a": 1, "b": 2}, {"a": 3, "b": 4}, {"b": 5}]);
+        assert_eq!(
+            pointers("$[*]['a','b']", &doc),
+            vec!["/0/a", "/0/b", "/1/a", "/1/b", "/2/b"]
+        );
+        assert_eq!(
+            pointers("$[*]['b','a']", &doc),
+            vec!["/0/b", "/0/a", "/1/b", "/1/a", "/2/b"]
+        );
+        // Duplicate input nodes: each occurrence gets both selectors in turn.
+        assert_eq!(
+            pointers("$[0,0]['b','a']", &doc),
+            vec!["/0/b", "/0/a", "/0/b", "/0/a"]
+        );
+        assert_eq!(
+            pointers("$[0,1,0]['a','a',*]", &doc),
+            vec![
+                "/0/a", "/0/a", "/0/a", "/0/b", "/1/a", "/1/a", "/1/a", "/1/b", "/0/a", "/0/a",
+                "/0/a", "/0/b"
+            ]
+        );
+        let nested = json!({"x": {"a": 1, "d": 2, "y": {"a": 3, "d": 4}}, "a": 0});
+        assert_eq!(
+            pointers("$..['d','a']", &nested),
+            vec!["/a", "/x/d", "/x/a", "/x/y/d", "/x/y/a"]
+        );
+        assert_eq!(
+            pointers("$..[?@ > 1, 'a']", &nested),
+            vec!["/a", "/x/d", "/x/a", "/x/y/a", "/x/y/d", "/x/y/a"]
+        );
+        // Overlapping inputs: `$..*` yields `/x` and `/x/y`, and `..` repeats `/x/y`'s subtree.
+        assert_eq!(
+            pointers("$.*..['d','a']", &nested),
+            vec!["/x/d", "/x/a", "/x/y/d", "/x/y/a"]
+        );
+        assert_eq!(
+            pointers("$..*..['d','a']", &nested),
+            vec!["/x/d", "/x/a", "/x/y/d", "/x/y/a", "/x/y/d", "/x/y/a"]
+        );
+    }
+
+    #[test]
+    fn as_str_round_trips() {
+        assert_eq!(JsonPath::compile("$.a[*]").unwrap().as_str(), "$.a[*]");
+    }
+}

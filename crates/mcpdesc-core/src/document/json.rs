@@ -1,8 +1,747 @@
-use serde_json::Value;
+//! The JSON loader: a strict RFC 8259 parser that records the position of every node.
+//!
+//! The parser works on bytes and keeps its own stack of open containers, so nesting depth is
+//! bounded by [`Limits::max_depth`] and never by the call stack. Line and column are tracked
+//! incrementally: the line from the newlines skipped as whitespace (strings cannot hold raw
+//! newlines), the column by counting the characters of the current line only up to the
+//! furthest position asked for so far.
 
-use super::{Limits, LoadError, SpanTree};
+use serde_json::{Map, Number, Value};
+
+use super::spans::NodeId;
+use super::{Limits, LoadError, LoadErrorKind, Position, SpanTree, SpanTreeBuilder};
 
 /// Parses RFC 8259 JSON into a value and its span tree.
-pub(super) fn parse(_text: &str, _limits: &Limits) -> Result<(Value, SpanTree), LoadError> {
-    todo!()
+pub(super) fn parse(text: &str, limits: &Limits) -> Result<(Value, SpanTree), LoadError> {
+    Loader {
+        lex: Lexer::new(text),
+        limits,
+        nodes: 0,
+        spans: SpanTreeBuilder::new(),
+        child_ids: Vec::new(),
+        stack: Vec::new(),
+    }
+    .run()
+}
+
+/// The value of an integer literal with the given sign and magnitude.
+///
+/// Follows `serde_json`: non-negative integers are `u64`, negative ones `i64`, and `-0` or a
+/// negative integer below `i64::MIN` is a float.
+pub(super) fn integer_value(negative: bool, magnitude: u64) -> Value {
+    if !negative {
+        return Value::from(magnitude);
+    }
+    if magnitude == 0 {
+        return float_value(-0.0).unwrap_or(Value::from(0));
+    }
+    match i64::try_from(i128::from(magnitude).wrapping_neg()) {
+        Ok(n) => Value::from(n),
+        Err(_) => float_value(-(magnitude as f64)).unwrap_or(Value::from(0)),
+    }
+}
+
+/// A finite float as a value, or `None` for NaN and the infinities.
+pub(super) fn float_value(f: f64) -> Option<Value> {
+    Number::from_f64(f).map(Value::Number)
+}
+
+/// The decimal digits of `digits` as a `u64`, or `None` on overflow or a non-digit.
+pub(super) fn decimal_u64(digits: &[u8]) -> Option<u64> {
+    let mut n: u64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    Some(n)
+}
+
+fn limit_error(limit: &'static str, value: u64, position: Position) -> LoadError {
+    LoadError::new(LoadErrorKind::Limit { limit, value }, position)
+}
+
+/// An open array or object.
+enum Frame {
+    Array {
+        id: NodeId,
+        items: Vec<Value>,
+        /// Where this container's children start in `Loader::child_ids`.
+        children: usize,
+    },
+    Object {
+        id: NodeId,
+        map: Map<String, Value>,
+        /// The key of the member whose value is being parsed.
+        key: String,
+        children: usize,
+    },
+}
+
+struct Loader<'a> {
+    lex: Lexer<'a>,
+    limits: &'a Limits,
+    nodes: u64,
+    spans: SpanTreeBuilder,
+    /// Ids of the completed children of every open container, innermost last.
+    child_ids: Vec<NodeId>,
+    stack: Vec<Frame>,
+}
+
+impl Loader<'_> {
+    fn run(mut self) -> Result<(Value, SpanTree), LoadError> {
+        let limits = self.limits;
+        let lex = &mut self.lex;
+        let stack = &mut self.stack;
+        let child_ids = &mut self.child_ids;
+        let spans = &mut self.spans;
+        // The key position of the value about to be parsed (unknown for elements and the root).
+        let mut key_pos = Position::UNKNOWN;
+        'value: loop {
+            lex.skip_ws();
+            let start = lex.pos;
+            let Some(b) = lex.peek() else {
+                return Err(lex.eof_error("expected a JSON value"));
+            };
+            let pos = lex.position(start);
+            self.nodes += 1;
+            if self.nodes > limits.max_nodes {
+                return Err(limit_error("max-nodes", limits.max_nodes, pos));
+            }
+            let mut id = spans.node(pos, key_pos);
+            let mut value = match b {
+                b'[' | b'{' => {
+                    if stack.len() as u64 >= u64::from(limits.max_depth) {
+                        return Err(limit_error("max-depth", u64::from(limits.max_depth), pos));
+                    }
+                    lex.pos += 1;
+                    lex.skip_ws();
+                    let children = child_ids.len();
+                    if b == b'[' {
+                        if lex.peek() == Some(b']') {
+                            lex.pos += 1;
+                            Value::Array(Vec::new())
+                        } else {
+                            if limits.max_collection_len == 0 {
+                                let at = lex.position(lex.pos);
+                                return Err(limit_error("max-collection-len", 0, at));
+                            }
+                            stack.push(Frame::Array {
+                                id,
+                                items: Vec::new(),
+                                children,
+                            });
+                            key_pos = Position::UNKNOWN;
+                            continue 'value;
+                        }
+                    } else {
+                        match lex.peek() {
+                            Some(b'}') => {
+                                lex.pos += 1;
+                                Value::Object(Map::new())
+                            }
+                            Some(b'"') => {
+                                if limits.max_collection_len == 0 {
+                                    let at = lex.position(lex.pos);
+                                    return Err(limit_error("max-collection-len", 0, at));
+                                }
+                                let map = Map::new();
+                                let (key, at) = lex.member_key(&map, limits)?;
+                                stack.push(Frame::Object {
+                                    id,
+                                    map,
+                                    key,
+                                    children,
+                                });
+                                key_pos = at;
+                                continue 'value;
+                            }
+                            Some(_) => {
+                                return Err(
+                                    lex.error_here("expected `\"` to start an object key or `}`")
+                                );
+                            }
+                            None => return Err(lex.eof_error("expected an object key or `}`")),
+                        }
+                    }
+                }
+                b'"' => Value::String(lex.string(limits.max_scalar_bytes)?),
+                b'-' | b'0'..=b'9' => lex.number(limits.max_scalar_bytes)?,
+                b't' => lex.literal("true", Value::Bool(true))?,
+                b'f' => lex.literal("false", Value::Bool(false))?,
+                b'n' => lex.literal("null", Value::Null)?,
+                _ => return Err(lex.unexpected_value()),
+            };
+            // Attach the completed value to its container; close containers that end here.
+            loop {
+                let Some(frame) = stack.last_mut() else {
+                    lex.skip_ws();
+                    if lex.pos < lex.bytes.len() {
+                        return Err(lex.error_here("unexpected characters after the JSON value"));
+                    }
+                    let tree = std::mem::take(spans).finish(id);
+                    return Ok((value, tree));
+                };
+                child_ids.push(id);
+                match frame {
+                    Frame::Array { items, .. } => {
+                        items.push(value);
+                        lex.skip_ws();
+                        match lex.peek() {
+                            Some(b',') => {
+                                lex.pos += 1;
+                                lex.skip_ws();
+                                if lex.peek() == Some(b']') {
+                                    return Err(
+                                        lex.error_here("trailing comma before `]` is not allowed")
+                                    );
+                                }
+                                if items.len() as u64 >= limits.max_collection_len {
+                                    let at = lex.position(lex.pos);
+                                    return Err(limit_error(
+                                        "max-collection-len",
+                                        limits.max_collection_len,
+                                        at,
+                                    ));
+                                }
+                                key_pos = Position::UNKNOWN;
+                                continue 'value;
+                            }
+                            Some(b']') => lex.pos += 1,
+                            Some(_) => {
+                                return Err(
+                                    lex.error_here("expected `,` or `]` after array element")
+                                );
+                            }
+                            None => return Err(lex.eof_error("expected `,` or `]`")),
+                        }
+                    }
+                    Frame::Object { map, key, .. } => {
+                        map.insert(std::mem::take(key), value);
+                        lex.skip_ws();
+                        match lex.peek() {
+                            Some(b',') => {
+                                lex.pos += 1;
+                                lex.skip_ws();
+                                match lex.peek() {
+                                    Some(b'"') => {
+                                        if map.len() as u64 >= limits.max_collection_len {
+                                            let at = lex.position(lex.pos);
+                                            return Err(limit_error(
+                                                "max-collection-len",
+                                                limits.max_collection_len,
+                                                at,
+                                            ));
+                                        }
+                                        let (k, at) = lex.member_key(map, limits)?;
+                                        *key = k;
+                                        key_pos = at;
+                                        continue 'value;
+                                    }
+                                    Some(b'}') => {
+                                        return Err(lex.error_here(
+                                            "trailing comma before `}` is not allowed",
+                                        ));
+                                    }
+                                    Some(_) => {
+                                        return Err(
+                                            lex.error_here("expected `\"` to start an object key")
+                                        );
+                                    }
+                                    None => return Err(lex.eof_error("expected an object key")),
+                                }
+                            }
+                            Some(b'}') => lex.pos += 1,
+                            Some(_) => {
+                                return Err(
+                                    lex.error_here("expected `,` or `}` after object member")
+                                );
+                            }
+                            None => return Err(lex.eof_error("expected `,` or `}`")),
+                        }
+                    }
+                }
+                // The innermost container closed: it is the completed value now.
+                let (frame_id, children, closed) = match stack.pop() {
+                    Some(Frame::Array {
+                        id,
+                        items,
+                        children,
+                    }) => (id, children, Value::Array(items)),
+                    Some(Frame::Object {
+                        id, map, children, ..
+                    }) => (id, children, Value::Object(map)),
+                    None => return Err(lex.error_here("internal error: no open container")),
+                };
+                spans.set_children(frame_id, child_ids.get(children..).unwrap_or(&[]));
+                child_ids.truncate(children);
+                id = frame_id;
+                value = closed;
+            }
+        }
+    }
+}
+
+/// Byte-level cursor with incremental line/column tracking.
+struct Lexer<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    /// Current line (1-based).
+    line: u32,
+    /// Byte offset where the current line starts.
+    line_start: usize,
+    /// Byte offset (on the current line) up to which characters have been counted.
+    col_pos: usize,
+    /// Characters between `line_start` and `col_pos`.
+    col_chars: u32,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(text: &'a str) -> Lexer<'a> {
+        Lexer {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            line: 1,
+            line_start: 0,
+            col_pos: 0,
+            col_chars: 0,
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(&b) = self.bytes.get(self.pos) {
+            match b {
+                b' ' | b'\t' | b'\r' => self.pos += 1,
+                b'\n' => {
+                    self.pos += 1;
+                    self.line = self.line.saturating_add(1);
+                    self.line_start = self.pos;
+                    self.col_pos = self.pos;
+                    self.col_chars = 0;
+                }
+                _ => break,
+            }
+        }
+    }
+
+    /// The position of byte `offset`, which must lie on the current line.
+    fn position(&mut self, offset: usize) -> Position {
+        if offset < self.col_pos || self.col_pos < self.line_start {
+            self.col_pos = self.line_start;
+            self.col_chars = 0;
+        }
+        let counted = self.bytes.get(self.col_pos..offset).map_or(0, count_chars);
+        self.col_chars = self
+            .col_chars
+            .saturating_add(u32::try_from(counted).unwrap_or(u32::MAX));
+        self.col_pos = offset;
+        Position::new(self.line, self.col_chars.saturating_add(1))
+    }
+
+    fn syntax(&self, offset: usize, message: impl Into<String>) -> LoadError {
+        LoadError::new(
+            LoadErrorKind::JsonSyntax(message.into()),
+            Position::of_byte_offset(self.bytes, offset),
+        )
+    }
+
+    fn error_here(&self, message: &str) -> LoadError {
+        self.syntax(self.pos, message)
+    }
+
+    fn eof_error(&self, expected: &str) -> LoadError {
+        self.syntax(
+            self.bytes.len(),
+            format!("unexpected end of input; {expected}"),
+        )
+    }
+
+    /// Describes the character at byte `offset` for a message.
+    fn describe(&self, offset: usize) -> String {
+        match self.text.get(offset..).and_then(|s| s.chars().next()) {
+            Some(c) if c.is_ascii_graphic() || (!c.is_ascii() && c.is_alphanumeric()) => {
+                format!("`{c}`")
+            }
+            Some(c) => format!("U+{:04X}", u32::from(c)),
+            None => "end of input".to_owned(),
+        }
+    }
+
+    fn unexpected_value(&self) -> LoadError {
+        let rest = self.bytes.get(self.pos..).unwrap_or(&[]);
+        for lit in ["NaN", "Infinity"] {
+            if rest.starts_with(lit.as_bytes()) {
+                return LoadError::new(
+                    LoadErrorKind::NonFiniteNumber(lit.to_owned()),
+                    Position::of_byte_offset(self.bytes, self.pos),
+                );
+            }
+        }
+        self.syntax(
+            self.pos,
+            format!("expected a JSON value, found {}", self.describe(self.pos)),
+        )
+    }
+
+    fn literal(&mut self, word: &'static str, value: Value) -> Result<Value, LoadError> {
+        let rest = self.bytes.get(self.pos..).unwrap_or(&[]);
+        if rest.starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(self.syntax(self.pos, format!("invalid literal; expected `{word}`")))
+        }
+    }
+
+    /// Parses the key at the cursor (a `"`), refuses a duplicate of a key of `map`, and
+    /// consumes the following `:`. Returns the key and its position.
+    fn member_key(
+        &mut self,
+        map: &Map<String, Value>,
+        limits: &Limits,
+    ) -> Result<(String, Position), LoadError> {
+        let at = self.position(self.pos);
+        let key = self.string(limits.max_scalar_bytes)?;
+        if map.contains_key(&key) {
+            return Err(LoadError::new(LoadErrorKind::DuplicateKey(key), at));
+        }
+        self.skip_ws();
+        match self.peek() {
+            Some(b':') => {
+                self.pos += 1;
+                Ok((key, at))
+            }
+            Some(_) => Err(self.error_here("expected `:` after object key")),
+            None => Err(self.eof_error("expected `:` after object key")),
+        }
+    }
+
+    /// Parses the string starting at the cursor (a `"`).
+    fn string(&mut self, max: u64) -> Result<String, LoadError> {
+        let open = self.pos;
+        let start = open + 1;
+        let mut i = find_special(self.bytes, start);
+        if self.bytes.get(i) == Some(&b'"') {
+            if (i - start) as u64 > max {
+                return Err(self.scalar_limit(open, max));
+            }
+            let s = self.slice(start, i)?;
+            self.pos = i + 1;
+            return Ok(s.to_owned());
+        }
+        let mut out = String::with_capacity((i - start).min(max as usize) + 16);
+        out.push_str(self.slice(start, i)?);
+        loop {
+            match self.bytes.get(i) {
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    i = self.escape(i, &mut out)?;
+                }
+                Some(&c) if c < 0x20 => {
+                    return Err(self.syntax(
+                        i,
+                        format!("control character U+{c:04X} must be escaped in a string"),
+                    ));
+                }
+                Some(_) => {
+                    let j = find_special(self.bytes, i);
+                    out.push_str(self.slice(i, j)?);
+                    i = j;
+                }
+                None => {
+                    return Err(self.eof_error("unterminated string"));
+                }
+            }
+            if out.len() as u64 > max {
+                return Err(self.scalar_limit(open, max));
+            }
+        }
+    }
+
+    fn scalar_limit(&self, offset: usize, max: u64) -> LoadError {
+        limit_error(
+            "max-scalar-bytes",
+            max,
+            Position::of_byte_offset(self.bytes, offset),
+        )
+    }
+
+    /// `text[a..b]`; both offsets are at ASCII bytes or the end, hence char boundaries.
+    fn slice(&self, a: usize, b: usize) -> Result<&'a str, LoadError> {
+        self.text
+            .get(a..b)
+            .ok_or_else(|| self.syntax(a, "internal error: string slice off a char boundary"))
+    }
+
+    /// Decodes the escape sequence at byte `i` (a `\`) into `out`; returns the offset after it.
+    fn escape(&self, i: usize, out: &mut String) -> Result<usize, LoadError> {
+        let Some(&e) = self.bytes.get(i + 1) else {
+            return Err(self.eof_error("unterminated string"));
+        };
+        let c = match e {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hi = self.hex4(i + 2)?;
+                let (code, next) = if (0xD800..0xDC00).contains(&hi) {
+                    let paired = self.bytes.get(i + 6) == Some(&b'\\')
+                        && self.bytes.get(i + 7) == Some(&b'u');
+                    if !paired {
+                        return Err(self.lone_surrogate(i));
+                    }
+                    let lo = self.hex4(i + 8)?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return Err(self.lone_surrogate(i));
+                    }
+                    (0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00), i + 12)
+                } else if (0xDC00..0xE000).contains(&hi) {
+                    return Err(self.lone_surrogate(i));
+                } else {
+                    (hi, i + 6)
+                };
+                let Some(c) = char::from_u32(code) else {
+                    return Err(self.lone_surrogate(i));
+                };
+                out.push(c);
+                return Ok(next);
+            }
+            _ => {
+                return Err(self.syntax(
+                    i,
+                    format!(
+                        "invalid escape sequence: `\\` followed by {}",
+                        self.describe(i + 1)
+                    ),
+                ));
+            }
+        };
+        out.push(c);
+        Ok(i + 2)
+    }
+
+    fn lone_surrogate(&self, offset: usize) -> LoadError {
+        LoadError::new(
+            LoadErrorKind::LoneSurrogate,
+            Position::of_byte_offset(self.bytes, offset),
+        )
+    }
+
+    /// Four hex digits at `offset`.
+    fn hex4(&self, offset: usize) -> Result<u32, LoadError> {
+        let mut code = 0u32;
+        for k in 0..4 {
+            let Some(&b) = self.bytes.get(offset + k) else {
+                return Err(self.eof_error("unterminated `\\u` escape"));
+            };
+            let digit = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => {
+                    return Err(self.syntax(
+                        offset + k,
+                        "invalid `\\u` escape: expected four hexadecimal digits",
+                    ));
+                }
+            };
+            code = code * 16 + u32::from(digit);
+        }
+        Ok(code)
+    }
+
+    /// Parses the number starting at the cursor (`-` or a digit).
+    fn number(&mut self, max: u64) -> Result<Value, LoadError> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut i = start;
+        let negative = bytes.get(i) == Some(&b'-');
+        if negative {
+            i += 1;
+            if bytes.get(i..).is_some_and(|r| r.starts_with(b"Infinity")) {
+                return Err(LoadError::new(
+                    LoadErrorKind::NonFiniteNumber("-Infinity".to_owned()),
+                    Position::of_byte_offset(bytes, start),
+                ));
+            }
+        }
+        let digits_start = i;
+        match bytes.get(i) {
+            Some(b'0') => {
+                i += 1;
+                if bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                    return Err(self.syntax(start, "invalid number: leading zeros are not allowed"));
+                }
+            }
+            Some(b'1'..=b'9') => {
+                i += 1;
+                while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+            }
+            None => return Err(self.eof_error("expected a digit after `-`")),
+            Some(_) => {
+                return Err(self.syntax(
+                    i,
+                    format!(
+                        "invalid number: expected a digit, found {}",
+                        self.describe(i)
+                    ),
+                ));
+            }
+        }
+        let digits_end = i;
+        let mut float = false;
+        if bytes.get(i) == Some(&b'.') {
+            float = true;
+            i += 1;
+            if !bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(self.syntax(
+                    i,
+                    "invalid number: expected a digit after the decimal point",
+                ));
+            }
+            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        if matches!(bytes.get(i), Some(b'e' | b'E')) {
+            float = true;
+            i += 1;
+            if matches!(bytes.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(self.syntax(i, "invalid number: expected a digit in the exponent"));
+            }
+            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        if (i - start) as u64 > max {
+            return Err(self.scalar_limit(start, max));
+        }
+        self.pos = i;
+        if !float {
+            if let Some(magnitude) = bytes.get(digits_start..digits_end).and_then(decimal_u64) {
+                return Ok(integer_value(negative, magnitude));
+            }
+        }
+        let literal = self.slice(start, i)?;
+        let f: f64 = literal
+            .parse()
+            .map_err(|_| self.syntax(start, "invalid number"))?;
+        float_value(f).ok_or_else(|| {
+            LoadError::new(
+                LoadErrorKind::NonFiniteNumber(literal.to_owned()),
+                Position::of_byte_offset(bytes, start),
+            )
+        })
+    }
+}
+
+/// Number of characters in valid UTF-8 `bytes` (bytes that are not continuation bytes).
+#[inline]
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+/// Offset of the first `"`, `\` or control character at or after `i`, or `bytes.len()`.
+#[inline]
+fn find_special(bytes: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = ONES * b'"' as u64;
+    const BACKSLASHES: u64 = ONES * b'\\' as u64;
+    const SPACES: u64 = ONES * 0x20;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let v = u64::from_le_bytes(word);
+        let q = v ^ QUOTES;
+        let s = v ^ BACKSLASHES;
+        // SWAR: a byte's high bit is set for a zero byte in `q` or `s` or a byte below 0x20 in
+        // `v`. Borrows only run towards later bytes, so the lowest flag is a real match.
+        let found = (q.wrapping_sub(ONES) & !q)
+            | (s.wrapping_sub(ONES) & !s)
+            | (v.wrapping_sub(SPACES) & !v);
+        let found = found & HIGHS;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    i.min(bytes.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_special_matches_naive_scan() {
+        let samples: [&[u8]; 6] = [
+            b"abcdefghijklmnop\"",
+            b"abc\\def",
+            b"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\"x",
+            b"0123456\x1f89",
+            b"",
+            b"no special bytes at all here.....",
+        ];
+        for s in samples {
+            for start in 0..=s.len() {
+                let naive = (start..s.len())
+                    .find(|&k| s[k] == b'"' || s[k] == b'\\' || s[k] < 0x20)
+                    .unwrap_or(s.len());
+                assert_eq!(find_special(s, start), naive, "{s:?} from {start}");
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_follow_serde_json() {
+        for text in [
+            "0",
+            "-0",
+            "12",
+            "-12",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "1.5",
+            "-1.5e-3",
+            "6.02e23",
+            "1E2",
+        ] {
+            let (ours, _) = parse(text, &Limits::default()).unwrap();
+            let theirs: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(ours, theirs, "{text}");
+            assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
+        }
+    }
 }

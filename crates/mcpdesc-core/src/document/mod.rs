@@ -159,3 +159,39 @@ pub enum LoadErrorKind {
     #[error("limit {limit} ({value}) exceeded; raise it with --{limit} if the input is trusted")]
     Limit { limit: &'static str, value: u64 },
 }
+
+impl LoadErrorKind {
+    /// Every load-error code, as rules name them in `load-error` checks.
+    pub const CODES: &'static [&'static str] = &[
+        "invalid-utf8",
+        "json-syntax",
+        "yaml-syntax",
+        "empty-stream",
+        "multiple-documents",
+        "alias",
+        "tag",
+        "non-string-key",
+        "duplicate-key",
+        "non-finite-number",
+        "lone-surrogate",
+        "limit",
+    ];
+
+    /// The stable code of this kind of failure.
+    pub fn code(&self) -> &'static str {
+        match self {
+            LoadErrorKind::InvalidUtf8 => "invalid-utf8",
+            LoadErrorKind::JsonSyntax(_) => "json-syntax",
+            LoadErrorKind::YamlSyntax(_) => "yaml-syntax",
+            LoadErrorKind::EmptyStream => "empty-stream",
+            LoadErrorKind::MultipleDocuments => "multiple-documents",
+            LoadErrorKind::Alias => "alias",
+            LoadErrorKind::Tag(_) => "tag",
+            LoadErrorKind::NonStringKey => "non-string-key",
+            LoadErrorKind::DuplicateKey(_) => "duplicate-key",
+            LoadErrorKind::NonFiniteNumber(_) => "non-finite-number",
+            LoadErrorKind::LoneSurrogate => "lone-surrogate",
+            LoadErrorKind::Limit { .. } => "limit",
+        }
+    }
+}

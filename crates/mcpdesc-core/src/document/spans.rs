@@ -28,7 +28,10 @@ impl Position {
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |i| i + 1);
-        let column = String::from_utf8_lossy(&before[line_start..]).chars().count() as u32 + 1;
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count() as u32
+            + 1;
         Position { line, column }
     }
 }
@@ -126,9 +129,7 @@ impl SpanTree {
         if index >= n.child_count as usize {
             return None;
         }
-        self.children
-            .get(n.first_child as usize + index)
-            .copied()
+        self.children.get(n.first_child as usize + index).copied()
     }
 
     /// Position of the node at `pointer` in `value` (see [`super::Document::position`]).

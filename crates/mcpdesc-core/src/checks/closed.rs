@@ -1,0 +1,63 @@
+//! `closed`: an object has no members besides the listed ones.
+
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Map;
+
+use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::document::pointer;
+use crate::eval::context::{EvalCtx, Finding};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Options {
+    /// Member names the object may have.
+    allowed: Vec<String>,
+    /// Regular expressions of further member names it may have (e.g. `^x-` for extensions).
+    #[serde(default)]
+    patterns: Vec<String>,
+}
+
+#[derive(Debug)]
+struct Closed {
+    allowed: Vec<String>,
+    patterns: Vec<Regex>,
+}
+
+pub(super) const SPEC: CheckSpec = CheckSpec {
+    name: "closed",
+    summary: "An object has only members named in `allowed` or matching one of `patterns`; a \
+              finding at each other member.",
+    params: &["field"],
+    compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
+        let o = options::<Options>(m)?;
+        let patterns = o
+            .patterns
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                Regex::new(p).map_err(|e| OptionError::at(format!("/patterns/{i}"), e.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Box::new(Closed {
+            allowed: o.allowed,
+            patterns,
+        }))
+    },
+    schema: schema_of::<Options>,
+};
+
+impl Check for Closed {
+    fn run(&self, node: Node<'_>, _: &EvalCtx<'_>, out: &mut Vec<Finding>) {
+        let Some(obj) = node.value.as_object() else {
+            return;
+        };
+        for k in obj.keys() {
+            if !self.allowed.iter().any(|a| a == k) && !self.patterns.iter().any(|p| p.is_match(k))
+            {
+                out.push(Finding::new(pointer::push(node.pointer, k)).with("field", k.clone()));
+            }
+        }
+    }
+}

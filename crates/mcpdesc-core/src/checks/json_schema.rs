@@ -1,0 +1,159 @@
+//! `json-schema`: a value validates against a JSON Schema.
+//!
+//! The schema is given inline, by a file of the rules directory, or found in the document
+//! itself. Schemas never cause network or file access: every external reference fails to
+//! resolve, and `pattern` keywords use a linear-time regex engine.
+
+use std::sync::Arc;
+
+use jsonschema::{Draft, PatternOptions, Retrieve, Uri, Validator};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::eval::context::{EvalCtx, Finding};
+use crate::relpath::RelPath;
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum DraftOption {
+    /// From the schema's `$schema`, 2020-12 when absent.
+    #[default]
+    Auto,
+    #[serde(rename = "2020-12")]
+    Draft2020_12,
+    #[serde(rename = "draft-07")]
+    Draft07,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Options {
+    /// The schema, inline.
+    #[serde(default)]
+    schema: Option<Value>,
+    /// Path of a schema file, relative to the rules directory.
+    #[serde(default)]
+    schema_file: Option<String>,
+    /// Relative path, from the rule's node, of a schema in the document.
+    #[serde(default)]
+    schema_at: Option<String>,
+    #[serde(default)]
+    draft: DraftOption,
+}
+
+/// Refuses every retrieval: schemas resolve local references only.
+struct NoRetrieval;
+
+impl Retrieve for NoRetrieval {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Err(format!("external reference `{uri}` is not retrieved").into())
+    }
+}
+
+fn draft_of(schema: &Value, option: DraftOption) -> Draft {
+    match option {
+        DraftOption::Draft2020_12 => Draft::Draft202012,
+        DraftOption::Draft07 => Draft::Draft7,
+        DraftOption::Auto => match schema.get("$schema").and_then(Value::as_str) {
+            Some(s) if s.contains("draft-07") => Draft::Draft7,
+            _ => Draft::Draft202012,
+        },
+    }
+}
+
+/// Compiles `schema` with network and file access off.
+pub(crate) fn build(schema: &Value, draft: Draft) -> Result<Validator, String> {
+    jsonschema::options()
+        .with_draft(draft)
+        .with_retriever(NoRetrieval)
+        .with_pattern_options(PatternOptions::regex())
+        .should_validate_formats(false)
+        .build(schema)
+        .map_err(|e| e.to_string())
+}
+
+#[derive(Debug)]
+enum SchemaSource {
+    Compiled(Arc<Validator>),
+    InDocument(RelPath, DraftOption),
+}
+
+#[derive(Debug)]
+struct JsonSchemaCheck(SchemaSource);
+
+fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>, OptionError> {
+    let o = options::<Options>(m)?;
+    let given = [
+        o.schema.is_some(),
+        o.schema_file.is_some(),
+        o.schema_at.is_some(),
+    ];
+    if given.iter().filter(|b| **b).count() != 1 {
+        return Err(OptionError::at(
+            "",
+            "give exactly one of `schema`, `schema-file`, `schema-at`",
+        ));
+    }
+    let fixed = |schema: &Value, field: &str| {
+        build(schema, draft_of(schema, o.draft))
+            .map(|v| JsonSchemaCheck(SchemaSource::Compiled(Arc::new(v))))
+            .map_err(|e| OptionError::at(format!("/{field}"), format!("invalid schema: {e}")))
+    };
+    let check = if let Some(schema) = &o.schema {
+        fixed(schema, "schema")?
+    } else if let Some(file) = &o.schema_file {
+        let text = cx.files.get(file).ok_or_else(|| {
+            OptionError::at(
+                "/schema-file",
+                format!("no schema file `{file}` in the rules directory"),
+            )
+        })?;
+        let schema: Value = serde_json::from_str(text)
+            .map_err(|e| OptionError::at("/schema-file", format!("`{file}` is not JSON: {e}")))?;
+        fixed(&schema, "schema-file")?
+    } else {
+        let at = o.schema_at.as_deref().unwrap_or("@");
+        JsonSchemaCheck(SchemaSource::InDocument(relpath("schema-at", at)?, o.draft))
+    };
+    Ok(Box::new(check))
+}
+
+pub(super) const SPEC: CheckSpec = CheckSpec {
+    name: "json-schema",
+    summary: "The value validates against a JSON Schema given by `schema`, `schema-file` or \
+              `schema-at` (a schema in the document; skipped when absent or not compilable); a \
+              finding per validation error, at the failing instance location.",
+    params: &["error"],
+    compile,
+    schema: schema_of::<Options>,
+};
+
+impl Check for JsonSchemaCheck {
+    fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
+        let validator = match &self.0 {
+            SchemaSource::Compiled(v) => v.clone(),
+            SchemaSource::InDocument(path, draft) => {
+                let Some(hit) = path.first(cx.root, node.pointer) else {
+                    return;
+                };
+                let draft = draft_of(hit.value, *draft);
+                match cx.cache.schema(hit.value, |s| build(s, draft).ok()) {
+                    Some(v) => v,
+                    None => return,
+                }
+            }
+        };
+        for error in validator.iter_errors(node.value) {
+            let suffix = error.instance_path().to_string();
+            out.push(
+                Finding::new(format!("{}{}", node.pointer, suffix))
+                    .with("error", error.to_string()),
+            );
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! `non-empty`: a present array, object or string has at least one entry.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::eval::context::{EvalCtx, Finding};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Options {}
+
+#[derive(Debug)]
+struct NonEmpty;
+
+pub(super) const SPEC: CheckSpec = CheckSpec {
+    name: "non-empty",
+    summary: "An array, object or string has at least one entry or character.",
+    params: &["type"],
+    compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
+        options::<Options>(m)?;
+        Ok(Box::new(NonEmpty))
+    },
+    schema: schema_of::<Options>,
+};
+
+impl Check for NonEmpty {
+    fn run(&self, node: Node<'_>, _: &EvalCtx<'_>, out: &mut Vec<Finding>) {
+        let kind = match node.value {
+            Value::Array(a) if a.is_empty() => "array",
+            Value::Object(o) if o.is_empty() => "object",
+            Value::String(s) if s.is_empty() => "string",
+            _ => return,
+        };
+        out.push(Finding::new(node.pointer).with("type", kind));
+    }
+}

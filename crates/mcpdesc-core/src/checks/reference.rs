@@ -1,0 +1,119 @@
+//! `reference`: a value names something found elsewhere in the document.
+
+use std::collections::HashSet;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::document::pointer;
+use crate::eval::context::{excerpt, EvalCtx, Finding};
+use crate::relpath::RelPath;
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+enum Subject {
+    /// The value itself (a string), or each string of an array.
+    #[default]
+    Value,
+    /// Every key of the object.
+    Keys,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+enum Targets {
+    /// The selected values themselves.
+    #[default]
+    Values,
+    /// The keys of the selected objects.
+    Keys,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Options {
+    /// Relative path of the nodes that define the valid names.
+    to: String,
+    /// Whether names are the selected values or the keys of the selected objects.
+    #[serde(default)]
+    targets: Targets,
+    /// What of the node is a reference.
+    #[serde(default)]
+    subject: Subject,
+    /// Skip the check when `to` selects nothing (the referenced collection is optional).
+    #[serde(default)]
+    optional: bool,
+}
+
+#[derive(Debug)]
+struct Reference {
+    to: RelPath,
+    targets: Targets,
+    subject: Subject,
+    optional: bool,
+}
+
+pub(super) const SPEC: CheckSpec = CheckSpec {
+    name: "reference",
+    summary: "Each name the node holds (its string value, the strings of its array, or its keys \
+              with `subject: keys`) is among the values, or keys with `targets: keys`, selected \
+              by `to`.",
+    params: &["name"],
+    compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
+        let o = options::<Options>(m)?;
+        Ok(Box::new(Reference {
+            to: relpath("to", &o.to)?,
+            targets: o.targets,
+            subject: o.subject,
+            optional: o.optional,
+        }))
+    },
+    schema: schema_of::<Options>,
+};
+
+impl Check for Reference {
+    fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
+        let hits = self.to.select(cx.root, node.pointer);
+        if hits.is_empty() && self.optional {
+            return;
+        }
+        let mut names: HashSet<&str> = HashSet::new();
+        for h in &hits {
+            match self.targets {
+                Targets::Values => {
+                    if let Some(s) = h.value.as_str() {
+                        names.insert(s);
+                    }
+                }
+                Targets::Keys => {
+                    if let Some(o) = h.value.as_object() {
+                        names.extend(o.keys().map(String::as_str));
+                    }
+                }
+            }
+        }
+        let mut check = |ptr: String, v: &Value| {
+            if let Some(s) = v.as_str() {
+                if !names.contains(s) {
+                    out.push(Finding::new(ptr).with("name", excerpt(v)));
+                }
+            }
+        };
+        match (self.subject, node.value) {
+            (Subject::Value, Value::Array(items)) => {
+                for (i, v) in items.iter().enumerate() {
+                    check(pointer::push(node.pointer, &i.to_string()), v);
+                }
+            }
+            (Subject::Value, v) => check(node.pointer.to_owned(), v),
+            (Subject::Keys, Value::Object(o)) => {
+                for k in o.keys() {
+                    check(pointer::push(node.pointer, k), &Value::String(k.clone()));
+                }
+            }
+            (Subject::Keys, _) => {}
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! `supported-spec-version`: the document names a specification version the catalogue implements.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Map;
+
+use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::eval::context::{excerpt, EvalCtx, Finding};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Options {}
+
+#[derive(Debug)]
+struct SupportedSpecVersion;
+
+pub(super) const SPEC: CheckSpec = CheckSpec {
+    name: "supported-spec-version",
+    summary: "A string value is a semantic version equal to one of the catalogue's \
+              `spec-versions`.",
+    params: &["supported"],
+    compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
+        options::<Options>(m)?;
+        Ok(Box::new(SupportedSpecVersion))
+    },
+    schema: schema_of::<Options>,
+};
+
+impl Check for SupportedSpecVersion {
+    fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
+        let Some(text) = node.value.as_str() else {
+            return;
+        };
+        let ok = semver::Version::parse(text).is_ok_and(|v| cx.spec_versions.contains(&v));
+        if !ok {
+            let supported: Vec<_> = cx.spec_versions.iter().map(|v| v.to_string()).collect();
+            out.push(
+                Finding::new(node.pointer)
+                    .with("supported", supported.join(", "))
+                    .with("value", excerpt(node.value)),
+            );
+        }
+    }
+}

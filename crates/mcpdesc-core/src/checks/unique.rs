@@ -1,0 +1,79 @@
+//! `unique`: no two items of a collection share a value (or a key within each item).
+
+use std::collections::HashMap;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::eval::context::{excerpt, EvalCtx, Finding};
+use crate::relpath::RelPath;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Options {
+    /// Relative path of the items, from the node (default `@[*]`, every element or member).
+    #[serde(default)]
+    items: Option<String>,
+    /// Relative path, from each item, of the value compared (default: the item itself).
+    #[serde(default)]
+    key: Option<String>,
+    /// Compare strings without regard to ASCII case.
+    #[serde(default)]
+    case_insensitive: bool,
+}
+
+#[derive(Debug)]
+struct Unique {
+    items: RelPath,
+    key: Option<RelPath>,
+    case_insensitive: bool,
+}
+
+pub(super) const SPEC: CheckSpec = CheckSpec {
+    name: "unique",
+    summary: "The values selected by `key` in each of `items` are pairwise distinct; a finding \
+              at every repeat, naming the first occurrence.",
+    params: &["duplicate", "first"],
+    compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
+        let o = options::<Options>(m)?;
+        Ok(Box::new(Unique {
+            items: relpath("items", o.items.as_deref().unwrap_or("@[*]"))?,
+            key: o.key.as_deref().map(|k| relpath("key", k)).transpose()?,
+            case_insensitive: o.case_insensitive,
+        }))
+    },
+    schema: schema_of::<Options>,
+};
+
+impl Check for Unique {
+    fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
+        let mut seen: HashMap<String, String> = HashMap::new();
+        for item in self.items.select(cx.root, node.pointer) {
+            let keys = match &self.key {
+                Some(k) => k.select(cx.root, &item.pointer),
+                None => vec![item],
+            };
+            for k in keys {
+                let mut text = match k.value {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                if self.case_insensitive {
+                    text.make_ascii_lowercase();
+                }
+                match seen.get(&text) {
+                    Some(first) => out.push(
+                        Finding::new(k.pointer.clone())
+                            .with("duplicate", excerpt(k.value))
+                            .with("first", first.clone()),
+                    ),
+                    None => {
+                        seen.insert(text, k.pointer);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! The library entry point: an [`Engine`] compiled once from a catalogue and reused for
+//! any number of documents, from any number of threads.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::document::{Document, Format, Limits, LoadError};
+use crate::eval::{self, Selection};
+use crate::rules::{Catalogue, RuleLoadError, RuleSet};
+
+/// A compiled catalogue plus evaluation settings.
+///
+/// ```
+/// use mcpdesc_core::{Engine, Format};
+///
+/// let engine = Engine::embedded().expect("the embedded catalogue compiles");
+/// let report = engine.validate_str(
+///     r#"{"mcpdesc": "0.8.0", "info": {"name": "demo", "version": "1.0.0"},
+///         "protocolVersions": ["2025-11-25"]}"#,
+///     Format::Json,
+/// );
+/// assert!(report.is_valid(), "{:?}", report.diagnostics);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Engine {
+    catalogue: Arc<Catalogue>,
+    limits: Limits,
+    selection: Selection,
+}
+
+/// The result of validating one document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Findings in a stable order (position, pointer, rule id, message).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Set when the document could not be read at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_error: Option<LoadFailure>,
+}
+
+/// A document that could not be read, in plain data.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadFailure {
+    /// Stable code of the failure (see [`crate::document::LoadErrorKind::code`]).
+    pub code: &'static str,
+    pub message: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Report {
+    /// No error diagnostics and the document loaded (warnings allowed).
+    pub fn is_valid(&self) -> bool {
+        self.load_error.is_none() && !self.has(Severity::Error)
+    }
+
+    /// Whether any diagnostic has at least `severity`.
+    pub fn has(&self, severity: Severity) -> bool {
+        self.diagnostics.iter().any(|d| d.severity >= severity)
+    }
+}
+
+/// Errors of [`Engine::validate_file`] before a document is validated.
+#[derive(Debug, Error)]
+pub enum FileError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Engine {
+    /// The catalogue embedded in the library.
+    pub fn embedded() -> Result<Engine, RuleLoadError> {
+        Engine::from_rule_set(&RuleSet::embedded())
+    }
+
+    /// The catalogue in a rules directory.
+    pub fn from_dir(dir: impl AsRef<Path>) -> Result<Engine, RuleLoadError> {
+        Engine::from_rule_set(&RuleSet::from_dir(dir.as_ref())?)
+    }
+
+    pub fn from_rule_set(set: &RuleSet) -> Result<Engine, RuleLoadError> {
+        Ok(Engine::new(set.compile()?))
+    }
+
+    pub fn new(catalogue: Catalogue) -> Engine {
+        Engine {
+            catalogue: Arc::new(catalogue),
+            limits: Limits::default(),
+            selection: Selection::default(),
+        }
+    }
+
+    pub fn with_limits(mut self, limits: Limits) -> Engine {
+        self.limits = limits;
+        self
+    }
+
+    pub fn with_selection(mut self, selection: Selection) -> Engine {
+        self.selection = selection;
+        self
+    }
+
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Validates raw bytes in `format`.
+    pub fn validate_bytes(&self, bytes: &[u8], format: Format) -> Report {
+        self.report(Document::parse(bytes, format, &self.limits))
+    }
+
+    /// Validates text in `format`.
+    pub fn validate_str(&self, text: &str, format: Format) -> Report {
+        self.report(Document::parse_str(text, format, &self.limits))
+    }
+
+    /// Reads and validates a file; its format follows its extension.
+    pub fn validate_file(&self, path: impl AsRef<Path>) -> Result<Report, FileError> {
+        let path = path.as_ref();
+        let bytes =
+            read_bounded(path, self.limits.max_input_bytes).map_err(|source| FileError::Io {
+                path: path.display().to_string(),
+                source,
+            })?;
+        let format = Format::from_path(&path.to_string_lossy());
+        Ok(self.validate_bytes(&bytes, format))
+    }
+
+    /// Validates an already-decoded value (diagnostics carry no source positions).
+    pub fn validate_value(&self, value: &Value) -> Report {
+        self.validate_document(&Document::from_value(value.clone()))
+    }
+
+    /// Validates a loaded document.
+    pub fn validate_document(&self, doc: &Document) -> Report {
+        Report {
+            diagnostics: eval::evaluate(&self.catalogue, doc, &self.selection),
+            load_error: None,
+        }
+    }
+
+    fn report(&self, loaded: Result<Document, LoadError>) -> Report {
+        match loaded {
+            Ok(doc) => self.validate_document(&doc),
+            Err(e) => Report {
+                diagnostics: eval::load_error_diagnostics(&self.catalogue, &e, &self.selection),
+                load_error: Some(LoadFailure {
+                    code: e.kind.code(),
+                    message: e.kind.to_string(),
+                    line: e.position.line,
+                    column: e.position.column,
+                }),
+            },
+        }
+    }
+}
+
+/// Reads at most `limit + 1` bytes, so an oversized file is refused without reading it whole.
+fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}

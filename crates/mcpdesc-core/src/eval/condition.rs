@@ -1,0 +1,200 @@
+//! Compiled `when` conditions.
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::relpath::RelPath;
+use crate::rules::file::{ConditionDef, JsonType};
+use crate::versions::{VersionList, VersionSet};
+
+use super::context::EvalCtx;
+
+/// A compiled condition.
+#[derive(Debug, Clone)]
+pub enum Condition {
+    All(Vec<Condition>),
+    Any(Vec<Condition>),
+    Not(Box<Condition>),
+    Value {
+        path: RelPath,
+        default: Option<Value>,
+        test: Test,
+    },
+    Version(VersionSet),
+}
+
+#[derive(Debug, Clone)]
+pub enum Test {
+    Equals(Value),
+    In(Vec<Value>),
+    Exists(bool),
+    Type(Vec<JsonType>),
+    Matches(Regex),
+}
+
+impl Test {
+    fn holds(&self, v: &Value) -> bool {
+        match self {
+            Test::Equals(e) => v == e,
+            Test::In(list) => list.contains(v),
+            Test::Exists(want) => *want,
+            Test::Type(types) => types.iter().any(|t| t.matches(v)),
+            Test::Matches(re) => v.as_str().is_some_and(|s| re.is_match(s)),
+        }
+    }
+}
+
+/// A compile problem at a pointer relative to the condition.
+#[derive(Debug, Clone)]
+pub struct ConditionError {
+    pub pointer: String,
+    pub message: String,
+}
+
+impl Condition {
+    pub fn compile(
+        def: &ConditionDef,
+        versions: &VersionList,
+    ) -> Result<Condition, ConditionError> {
+        let err = |pointer: &str, message: String| ConditionError {
+            pointer: pointer.to_owned(),
+            message,
+        };
+        let list = |items: &[ConditionDef], name: &str| -> Result<Vec<Condition>, ConditionError> {
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    Condition::compile(c, versions).map_err(|e| ConditionError {
+                        pointer: format!("/{name}/{i}{}", e.pointer),
+                        message: e.message,
+                    })
+                })
+                .collect()
+        };
+        let tests = [
+            def.equals.is_some(),
+            def.one_of.is_some(),
+            def.exists.is_some(),
+            def.type_is.is_some(),
+            def.matches.is_some(),
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count();
+        let forms = [
+            def.all.is_some(),
+            def.any.is_some(),
+            def.not.is_some(),
+            tests > 0,
+            def.version.is_some(),
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count();
+        if forms != 1 || tests > 1 {
+            return Err(err(
+                "",
+                "a condition has exactly one of `all`, `any`, `not`, `version`, or one test \
+                 (`equals`, `in`, `exists`, `type`, `matches`) with an optional `path`"
+                    .into(),
+            ));
+        }
+        if (def.path.is_some() || def.default.is_some()) && tests == 0 {
+            return Err(err("", "`path` and `default` go with a test".into()));
+        }
+        if let Some(items) = &def.all {
+            return Ok(Condition::All(list(items, "all")?));
+        }
+        if let Some(items) = &def.any {
+            return Ok(Condition::Any(list(items, "any")?));
+        }
+        if let Some(inner) = &def.not {
+            return Condition::compile(inner, versions)
+                .map(|c| Condition::Not(Box::new(c)))
+                .map_err(|e| ConditionError {
+                    pointer: format!("/not{}", e.pointer),
+                    message: e.message,
+                });
+        }
+        if let Some(v) = &def.version {
+            let parse = |name: &str, field: &str| {
+                versions.parse(name).ok_or_else(|| {
+                    err(
+                        &format!("/version/{field}"),
+                        format!("unknown protocol version `{name}`"),
+                    )
+                })
+            };
+            let mut set = versions.all();
+            if let Some(since) = &v.since {
+                set = set.intersection(versions.since(parse(since, "since")?));
+            }
+            if let Some(before) = &v.before {
+                set = set.difference(versions.since(parse(before, "before")?));
+            }
+            if let Some(names) = &v.one_of {
+                let mut listed = VersionSet::EMPTY;
+                for n in names {
+                    listed.insert(parse(n, "in")?);
+                }
+                set = set.intersection(listed);
+            }
+            return Ok(Condition::Version(set));
+        }
+        let path = RelPath::compile(def.path.as_deref().unwrap_or("@"))
+            .map_err(|e| err("/path", e.to_string()))?;
+        let test = if let Some(v) = &def.equals {
+            Test::Equals(v.clone())
+        } else if let Some(v) = &def.one_of {
+            Test::In(v.clone())
+        } else if let Some(b) = def.exists {
+            Test::Exists(b)
+        } else if let Some(t) = &def.type_is {
+            Test::Type(t.types())
+        } else {
+            let re = def.matches.as_deref().unwrap_or_default();
+            Test::Matches(Regex::new(re).map_err(|e| err("/matches", e.to_string()))?)
+        };
+        Ok(Condition::Value {
+            path,
+            default: def.default.clone(),
+            test,
+        })
+    }
+
+    /// True when the condition looks at the protocol version being evaluated.
+    pub fn uses_version(&self) -> bool {
+        match self {
+            Condition::All(cs) | Condition::Any(cs) => cs.iter().any(Condition::uses_version),
+            Condition::Not(c) => c.uses_version(),
+            Condition::Value { .. } => false,
+            Condition::Version(_) => true,
+        }
+    }
+
+    /// Evaluates the condition on the node at `pointer`.
+    pub fn holds(&self, pointer: &str, cx: &EvalCtx<'_>) -> bool {
+        match self {
+            Condition::All(cs) => cs.iter().all(|c| c.holds(pointer, cx)),
+            Condition::Any(cs) => cs.iter().any(|c| c.holds(pointer, cx)),
+            Condition::Not(c) => !c.holds(pointer, cx),
+            Condition::Version(set) => cx.version.is_some_and(|v| set.contains(v)),
+            Condition::Value {
+                path,
+                default,
+                test,
+            } => {
+                let hits = path.select(cx.root, pointer);
+                if hits.is_empty() {
+                    return match (default, test) {
+                        (Some(d), _) => test.holds(d),
+                        (None, Test::Exists(want)) => !want,
+                        (None, _) => false,
+                    };
+                }
+                hits.iter().any(|h| test.holds(h.value))
+            }
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! The evaluator: runs every rule on the nodes its paths select, once per protocol version in
+//! scope where the rule's outcome depends on the version, and merges identical findings.
+
+pub mod condition;
+pub mod context;
+pub mod scope;
+pub mod template;
+
+use std::collections::HashMap;
+
+use crate::checks::Node;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::document::{pointer, Document, LoadError};
+use crate::path::Selected;
+use crate::rules::file::Enforcement;
+use crate::rules::{Catalogue, Rule};
+use crate::versions::VersionSet;
+
+use context::{excerpt, DocCache, EvalCtx, Finding};
+use scope::ScopeMap;
+use template::fill_versions;
+
+/// Which rules and versions an evaluation covers.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Rule ids or prefixes (`mcp.elicitation.*` or `mcp.elicitation.`) to run; empty = all.
+    pub select: Vec<String>,
+    /// Rule ids or prefixes to skip.
+    pub ignore: Vec<String>,
+    /// Evaluate only for these protocol versions.
+    pub versions: Option<VersionSet>,
+}
+
+fn matches_pattern(id: &str, pattern: &str) -> bool {
+    let prefix = pattern.trim_end_matches('*');
+    if pattern.ends_with('*') || pattern.ends_with('.') {
+        id.starts_with(prefix)
+    } else {
+        id == pattern || id.starts_with(&format!("{pattern}."))
+    }
+}
+
+impl Selection {
+    pub fn includes(&self, id: &str) -> bool {
+        (self.select.is_empty() || self.select.iter().any(|p| matches_pattern(id, p)))
+            && !self.ignore.iter().any(|p| matches_pattern(id, p))
+    }
+}
+
+/// A finding with the versions it holds for, before merging.
+struct Raw {
+    rule: usize,
+    pointer: String,
+    message: String,
+    versions: VersionSet,
+}
+
+pub(crate) fn evaluate(cat: &Catalogue, doc: &Document, sel: &Selection) -> Vec<Diagnostic> {
+    let root = doc.value();
+    let scopes = ScopeMap::compute(root, &cat.scope, &cat.versions);
+    let cache = DocCache::default();
+    let filter = sel.versions.unwrap_or(cat.versions.all());
+    let mut selections: Vec<Option<Vec<Selected<'_>>>> = vec![None; cat.paths.len()];
+    let mut raws: Vec<Raw> = Vec::new();
+    let base = EvalCtx {
+        doc,
+        root,
+        versions: &cat.versions,
+        spec_versions: &cat.spec_versions,
+        version: None,
+        scopes: &scopes,
+        cache: &cache,
+    };
+    for (index, rule) in cat.rules.iter().enumerate() {
+        if !sel.includes(rule.id()) || rule.evaluated.intersection(filter).is_empty() {
+            continue;
+        }
+        let all_versions = rule.evaluated == cat.versions.all();
+        for &gid in &rule.given {
+            let nodes = selections[gid].get_or_insert_with(|| cat.paths[gid].select(root));
+            for node in nodes.iter() {
+                let in_scope = scopes.scope_of(&node.pointer).intersection(filter);
+                let versions = in_scope.intersection(rule.evaluated);
+                let node = Node {
+                    pointer: &node.pointer,
+                    value: node.value,
+                };
+                if rule.version_sensitive {
+                    for v in versions.iter() {
+                        let cx = EvalCtx {
+                            version: Some(v),
+                            ..base.clone_shallow()
+                        };
+                        run_rule(index, rule, node, &cx, VersionSet::single(v), &mut raws);
+                    }
+                } else if !versions.is_empty()
+                    || (all_versions && sel.versions.is_none() && in_scope.is_empty())
+                {
+                    run_rule(index, rule, node, &base, versions, &mut raws);
+                }
+            }
+        }
+    }
+    merge(cat, doc, raws)
+}
+
+impl<'d> EvalCtx<'d> {
+    fn clone_shallow(&self) -> EvalCtx<'d> {
+        EvalCtx {
+            doc: self.doc,
+            root: self.root,
+            versions: self.versions,
+            spec_versions: self.spec_versions,
+            version: self.version,
+            scopes: self.scopes,
+            cache: self.cache,
+        }
+    }
+}
+
+fn run_rule(
+    index: usize,
+    rule: &Rule,
+    node: Node<'_>,
+    cx: &EvalCtx<'_>,
+    versions: VersionSet,
+    raws: &mut Vec<Raw>,
+) {
+    if let Some(w) = &rule.when {
+        if !w.holds(node.pointer, cx) {
+            return;
+        }
+    }
+    let mut findings: Vec<Finding> = Vec::new();
+    for c in &rule.checks {
+        if let Some(w) = &c.when {
+            if !w.holds(node.pointer, cx) {
+                continue;
+            }
+        }
+        match &c.at {
+            None => c.check.run(node, cx, &mut findings),
+            Some(path) => {
+                for hit in path.select(cx.root, node.pointer) {
+                    let sub = Node {
+                        pointer: &hit.pointer,
+                        value: hit.value,
+                    };
+                    c.check.run(sub, cx, &mut findings);
+                }
+            }
+        }
+        let template = c.message.as_ref().unwrap_or(&rule.message);
+        for f in findings.drain(..) {
+            let message = template.render(|name| common_param(&f, name, cx));
+            raws.push(Raw {
+                rule: index,
+                pointer: f.pointer,
+                message,
+                versions,
+            });
+        }
+    }
+}
+
+fn common_param(f: &Finding, name: &str, cx: &EvalCtx<'_>) -> Option<String> {
+    if let Some(v) = f.param(name) {
+        return Some(v.to_owned());
+    }
+    match name {
+        "pointer" => Some(f.pointer.clone()),
+        "key" => pointer::last(&f.pointer).map(|k| k.into_owned()),
+        "value" => cx.root.pointer(&f.pointer).map(excerpt),
+        _ => None,
+    }
+}
+
+/// Merges findings that differ only in their version, and fixes severities per version.
+fn merge(cat: &Catalogue, doc: &Document, raws: Vec<Raw>) -> Vec<Diagnostic> {
+    let mut order: Vec<(usize, String, String)> = Vec::new();
+    let mut merged: HashMap<(usize, String, String), VersionSet> = HashMap::new();
+    for r in raws {
+        let key = (r.rule, r.pointer, r.message);
+        match merged.get_mut(&key) {
+            Some(set) => *set = set.union(r.versions),
+            None => {
+                order.push(key.clone());
+                merged.insert(key, r.versions);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for key in order {
+        let versions = merged[&key];
+        let (index, ptr, message) = key;
+        let rule = &cat.rules[index];
+        let severity = cap(rule, rule.severity);
+        let warned = versions.intersection(rule.warns);
+        let groups: Vec<(VersionSet, Severity)> =
+            if warned.is_empty() || severity <= Severity::Warning {
+                vec![(versions, severity)]
+            } else {
+                vec![
+                    (versions.difference(warned), severity),
+                    (warned, Severity::Warning),
+                ]
+            };
+        let pos = doc.spans().key_position(doc.value(), &ptr);
+        for (set, sev) in groups {
+            if set.is_empty() && !versions.is_empty() {
+                continue;
+            }
+            let names = cat.versions.names(set);
+            out.push(Diagnostic {
+                rule: rule.def.id.clone(),
+                severity: sev,
+                message: fill_versions(&message, &names),
+                pointer: ptr.clone(),
+                line: pos.line,
+                column: pos.column,
+                versions: names,
+            });
+        }
+    }
+    sort(&mut out);
+    out
+}
+
+fn cap(rule: &Rule, severity: Severity) -> Severity {
+    match rule.def.enforcement {
+        Enforcement::Advisory => severity.min(Severity::Warning),
+        Enforcement::Internal => severity,
+    }
+}
+
+pub(crate) fn sort(diags: &mut [Diagnostic]) {
+    diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+}
+
+/// Diagnostics for a document that could not be loaded: every rule whose check claims the
+/// error reports it at the failure's position.
+pub(crate) fn load_error_diagnostics(
+    cat: &Catalogue,
+    error: &LoadError,
+    sel: &Selection,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for rule in cat.rules.iter().filter(|r| sel.includes(r.id())) {
+        for c in &rule.checks {
+            if let Some(f) = c.check.on_load_error(&error.kind) {
+                let template = c.message.as_ref().unwrap_or(&rule.message);
+                let message = template.render(|name| f.param(name).map(str::to_owned));
+                out.push(Diagnostic {
+                    rule: rule.def.id.clone(),
+                    severity: cap(rule, rule.severity),
+                    message: fill_versions(&message, &[]),
+                    pointer: f.pointer.clone(),
+                    line: error.position.line,
+                    column: error.position.column,
+                    versions: Vec::new(),
+                });
+            }
+        }
+    }
+    sort(&mut out);
+    out
+}

@@ -1,0 +1,484 @@
+//! From parsed rule files to a compiled [`Catalogue`]: every path, regex, schema and template
+//! is compiled here, and every problem is reported with its source position.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use crate::checks::{self, CompileCx};
+use crate::eval::condition::Condition;
+use crate::eval::scope::ScopeConfig;
+use crate::eval::template::{Template, COMMON_PARAMS};
+use crate::path::JsonPath;
+use crate::relpath::RelPath;
+use crate::versions::{VersionList, VersionSet};
+
+use super::file::{Applicability, CatalogueDef, Level, RuleDef, Severity};
+use super::load::{ParsedFile, Problems};
+use super::{Catalogue, CompiledCheck, Rule, RuleSource};
+
+const TOP_LEVEL: &[&str] = &["catalogue", "rules"];
+
+pub(super) fn compile(
+    files: &[ParsedFile],
+    others: &HashMap<String, String>,
+    dir: Option<PathBuf>,
+    problems: &mut Problems,
+) -> Option<Catalogue> {
+    for f in files {
+        match f.value("") {
+            Some(Value::Object(map)) => {
+                for k in map.keys().filter(|k| !TOP_LEVEL.contains(&k.as_str())) {
+                    problems.push(
+                        f,
+                        &format!("/{k}"),
+                        format!("unknown top-level key `{k}`, expected `catalogue` or `rules`"),
+                    );
+                }
+            }
+            _ => problems.push_value(
+                f,
+                "",
+                "a rule file is a mapping with `catalogue` and/or `rules`",
+            ),
+        }
+    }
+    let catalogue_files: Vec<&ParsedFile> = files
+        .iter()
+        .filter(|f| f.value("/catalogue").is_some())
+        .collect();
+    let Some((cat_file, rest)) = catalogue_files.split_first() else {
+        problems.push_at("", 0, 0, "no rule file defines the `catalogue`");
+        return None;
+    };
+    for f in rest {
+        problems.push(
+            f,
+            "/catalogue",
+            format!("a second `catalogue`; the first is in {}", cat_file.path),
+        );
+    }
+    let (def, versions, spec_versions, scope, mut paths) = compile_catalogue(cat_file, problems)?;
+    let mut interned: HashMap<String, usize> = HashMap::new();
+    for (i, p) in paths.iter().enumerate() {
+        interned.insert(p.as_str().to_owned(), i);
+    }
+    let cx = CompileCx {
+        versions: &versions,
+        files: others,
+    };
+    let mut rules = Vec::new();
+    let mut seen: HashMap<String, RuleSource> = HashMap::new();
+    for f in files {
+        let Some(list) = f.value("/rules") else {
+            continue;
+        };
+        let Some(items) = list.as_array() else {
+            problems.push_value(f, "/rules", "`rules` is a list of rules");
+            continue;
+        };
+        for i in 0..items.len() {
+            let ptr = format!("/rules/{i}");
+            let Some(def) = f.deserialize::<RuleDef>(&ptr, problems) else {
+                continue;
+            };
+            let pos = f.doc.position(&ptr);
+            let source = RuleSource {
+                file: f.path.clone(),
+                line: pos.line,
+                column: pos.column,
+            };
+            if let Some(first) = seen.get(&def.id) {
+                problems.push_value(
+                    f,
+                    &format!("{ptr}/id"),
+                    format!(
+                        "duplicate rule id `{}`; first defined at {}:{}:{}",
+                        def.id, first.file, first.line, first.column
+                    ),
+                );
+                continue;
+            }
+            seen.insert(def.id.clone(), source.clone());
+            let mut rc = RuleCompiler {
+                file: f,
+                ptr: &ptr,
+                problems,
+                versions: &versions,
+                cx: &cx,
+            };
+            if let Some(rule) = rc.rule(def, source, &mut paths, &mut interned) {
+                rules.push(rule);
+            }
+        }
+    }
+    Some(Catalogue {
+        def,
+        versions,
+        spec_versions,
+        scope,
+        paths,
+        rules,
+        dir,
+        catalogue_file: cat_file.path.clone(),
+    })
+}
+
+type CompiledCatalogue = (
+    CatalogueDef,
+    VersionList,
+    Vec<semver::Version>,
+    ScopeConfig,
+    Vec<JsonPath>,
+);
+
+fn compile_catalogue(f: &ParsedFile, problems: &mut Problems) -> Option<CompiledCatalogue> {
+    let def = f.deserialize::<CatalogueDef>("/catalogue", problems)?;
+    let Some(versions) = VersionList::new(def.protocol_versions.clone()) else {
+        problems.push(
+            f,
+            "/catalogue/protocol-versions",
+            format!(
+                "`protocol-versions` lists 1 to {} distinct versions",
+                crate::versions::MAX_VERSIONS
+            ),
+        );
+        return None;
+    };
+    for (i, v) in def.legacy_protocol_versions.iter().enumerate() {
+        if versions.parse(v).is_none() {
+            problems.push_value(
+                f,
+                &format!("/catalogue/legacy-protocol-versions/{i}"),
+                format!("unknown protocol version `{v}`"),
+            );
+        }
+    }
+    let mut spec_versions = Vec::new();
+    for (i, v) in def.spec_versions.iter().enumerate() {
+        match semver::Version::parse(v) {
+            Ok(sv) => spec_versions.push(sv),
+            Err(e) => problems.push_value(
+                f,
+                &format!("/catalogue/spec-versions/{i}"),
+                format!("`{v}` is not a semantic version: {e}"),
+            ),
+        }
+    }
+    let path = |p: &str, ptr: &str, problems: &mut Problems| {
+        JsonPath::compile(p)
+            .map_err(|e| problems.push_value(f, ptr, e.to_string()))
+            .ok()
+    };
+    let root = path(&def.scope.root, "/catalogue/scope/root", problems);
+    let declarations: Vec<JsonPath> = def
+        .scope
+        .declarations
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| path(p, &format!("/catalogue/scope/declarations/{i}"), problems))
+        .collect();
+    let scope = ScopeConfig {
+        root: root?,
+        member: def.scope.member.clone(),
+        declarations,
+    };
+    Some((def, versions, spec_versions, scope, Vec::new()))
+}
+
+struct RuleCompiler<'a> {
+    file: &'a ParsedFile,
+    ptr: &'a str,
+    problems: &'a mut Problems,
+    versions: &'a VersionList,
+    cx: &'a CompileCx<'a>,
+}
+
+fn id_pattern() -> Regex {
+    Regex::new(r"^[a-z][a-z0-9]*(\.[a-z0-9]+(-[a-z0-9]+)*)+$").expect("valid")
+}
+
+impl RuleCompiler<'_> {
+    fn problem(&mut self, rel: &str, message: impl Into<String>) {
+        let ptr = format!("{}{rel}", self.ptr);
+        self.problems.push_value(self.file, &ptr, message);
+    }
+
+    fn rule(
+        &mut self,
+        def: RuleDef,
+        source: RuleSource,
+        paths: &mut Vec<JsonPath>,
+        interned: &mut HashMap<String, usize>,
+    ) -> Option<Rule> {
+        let before = self.problems.0.len();
+        if !id_pattern().is_match(&def.id) {
+            self.problem(
+                "/id",
+                format!("rule id `{}` is not dotted lowercase kebab-case", def.id),
+            );
+        }
+        if !def.id.starts_with(&format!("{}.", def.owner.as_str())) {
+            self.problem(
+                "/id",
+                format!(
+                    "rule id `{}` does not start with its owner `{}.`",
+                    def.id,
+                    def.owner.as_str()
+                ),
+            );
+        }
+        for field in [
+            ("title", &def.title),
+            ("description", &def.description),
+            ("requirement", &def.requirement),
+        ] {
+            if field.1.trim().is_empty() {
+                self.problem(&format!("/{}", field.0), format!("`{}` is empty", field.0));
+            }
+        }
+        let (evaluated, warns) = self.applicability(&def);
+        let given = self.given(&def, paths, interned);
+        let when = def.when.as_ref().and_then(|c| self.condition(c, "/when"));
+        let mut checks = Vec::new();
+        if def.then.is_empty() {
+            self.problem("/then", "a rule calls at least one check");
+        }
+        for (i, map) in def.then.iter().enumerate() {
+            if let Some(c) = self.check(map, &format!("/then/{i}")) {
+                checks.push(c);
+            }
+        }
+        let message = self.template(
+            &def.message,
+            "/message",
+            checks.iter().flat_map(|c| params_of(c.name)),
+        );
+        for (i, ex) in def
+            .examples
+            .valid
+            .iter()
+            .chain(&def.examples.invalid)
+            .enumerate()
+        {
+            if !(ex.pointer.is_empty() || ex.pointer.starts_with('/')) {
+                self.problem(
+                    "/examples",
+                    format!("example {i}: `{}` is not a JSON Pointer", ex.pointer),
+                );
+            }
+        }
+        if self.problems.0.len() != before {
+            return None;
+        }
+        let severity = def.severity.unwrap_or(match def.level {
+            Level::Must => Severity::Error,
+            Level::Should => Severity::Warning,
+            Level::May => Severity::Info,
+        });
+        let version_sensitive = when.as_ref().is_some_and(Condition::uses_version)
+            || checks.iter().any(|c| {
+                c.check.version_sensitive() || c.when.as_ref().is_some_and(Condition::uses_version)
+            });
+        Some(Rule {
+            def,
+            severity,
+            evaluated,
+            warns,
+            source,
+            given,
+            when,
+            checks,
+            message: message?,
+            version_sensitive,
+        })
+    }
+
+    fn applicability(&mut self, def: &RuleDef) -> (VersionSet, VersionSet) {
+        let mut evaluated = VersionSet::EMPTY;
+        let mut warns = VersionSet::EMPTY;
+        for (name, a) in &def.applicability {
+            let Some(v) = self.versions.parse(name) else {
+                let known: Vec<_> = self.versions.iter().map(|(_, n)| n).collect();
+                self.problem(
+                    &format!("/applicability/{name}"),
+                    format!(
+                        "unknown protocol version `{name}`; the catalogue has {}",
+                        known.join(", ")
+                    ),
+                );
+                continue;
+            };
+            match a {
+                Applicability::Applies => evaluated.insert(v),
+                Applicability::Warns => {
+                    evaluated.insert(v);
+                    warns.insert(v);
+                }
+                Applicability::NotApplicable => {}
+            }
+        }
+        let missing: Vec<&str> = self
+            .versions
+            .iter()
+            .filter(|(_, n)| !def.applicability.contains_key(*n))
+            .map(|(_, n)| n)
+            .collect();
+        if !missing.is_empty() {
+            self.problem(
+                "/applicability",
+                format!(
+                    "the applicability table does not name {}",
+                    missing.join(", ")
+                ),
+            );
+        }
+        (evaluated, warns)
+    }
+
+    fn given(
+        &mut self,
+        def: &RuleDef,
+        paths: &mut Vec<JsonPath>,
+        interned: &mut HashMap<String, usize>,
+    ) -> Vec<usize> {
+        let mut ids = Vec::new();
+        for (i, text) in def.given.iter().enumerate() {
+            if let Some(&id) = interned.get(text) {
+                ids.push(id);
+                continue;
+            }
+            match JsonPath::compile(text) {
+                Ok(p) => {
+                    paths.push(p);
+                    interned.insert(text.clone(), paths.len() - 1);
+                    ids.push(paths.len() - 1);
+                }
+                Err(e) => self.problem(&format!("/given/{i}"), e.to_string()),
+            }
+        }
+        ids
+    }
+
+    fn condition(&mut self, def: &super::file::ConditionDef, rel: &str) -> Option<Condition> {
+        Condition::compile(def, self.versions)
+            .map_err(|e| self.problem(&format!("{rel}{}", e.pointer), e.message))
+            .ok()
+    }
+
+    fn template<'p>(
+        &mut self,
+        text: &str,
+        rel: &str,
+        params: impl Iterator<Item = &'p str>,
+    ) -> Option<Template> {
+        let t = match Template::parse(text) {
+            Ok(t) => t,
+            Err(e) => {
+                self.problem(rel, format!("message template: {e}"));
+                return None;
+            }
+        };
+        let known: BTreeSet<&str> = params.chain(COMMON_PARAMS.iter().copied()).collect();
+        let unknown: Vec<_> = t
+            .params()
+            .into_iter()
+            .filter(|p| !known.contains(p))
+            .collect();
+        if !unknown.is_empty() {
+            let known: Vec<_> = known.into_iter().collect();
+            self.problem(
+                rel,
+                format!(
+                    "message template uses unknown placeholder(s) {}; available: {}",
+                    unknown.join(", "),
+                    known.join(", ")
+                ),
+            );
+            return None;
+        }
+        Some(t)
+    }
+
+    fn check(&mut self, map: &Map<String, Value>, rel: &str) -> Option<CompiledCheck> {
+        let Some(name) = map.get("check").and_then(Value::as_str) else {
+            self.problem(rel, "a check names its function in `check`");
+            return None;
+        };
+        let Some(spec) = checks::lookup(name) else {
+            let known: Vec<_> = checks::REGISTRY.iter().map(|s| s.name).collect();
+            self.problem(
+                &format!("{rel}/check"),
+                format!(
+                    "unknown check function `{name}`; known: {}",
+                    known.join(", ")
+                ),
+            );
+            return None;
+        };
+        let check = match (spec.compile)(map, self.cx) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                self.problem(
+                    &format!("{rel}{}", e.pointer),
+                    format!("{name}: {}", e.message),
+                );
+                None
+            }
+        };
+        let at = match map.get("at") {
+            None => None,
+            Some(Value::String(s)) => match RelPath::compile(s) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    self.problem(&format!("{rel}/at"), e.to_string());
+                    return None;
+                }
+            },
+            Some(_) => {
+                self.problem(&format!("{rel}/at"), "`at` is a relative path string");
+                return None;
+            }
+        };
+        let when = match map.get("when") {
+            None => None,
+            Some(v) => {
+                let def = serde_json::from_value::<super::file::ConditionDef>(v.clone());
+                match def {
+                    Ok(d) => Some(self.condition(&d, &format!("{rel}/when"))?),
+                    Err(e) => {
+                        self.problem(&format!("{rel}/when"), e.to_string());
+                        return None;
+                    }
+                }
+            }
+        };
+        let message = match map.get("message") {
+            None => None,
+            Some(Value::String(s)) => {
+                Some(self.template(s, &format!("{rel}/message"), spec.params.iter().copied())?)
+            }
+            Some(_) => {
+                self.problem(&format!("{rel}/message"), "`message` is a string");
+                return None;
+            }
+        };
+        Some(CompiledCheck {
+            name: spec.name,
+            check: check?,
+            at,
+            when,
+            message,
+        })
+    }
+}
+
+fn params_of(name: &str) -> impl Iterator<Item = &'static str> {
+    checks::lookup(name)
+        .map(|s| s.params)
+        .unwrap_or_default()
+        .iter()
+        .copied()
+}

@@ -1,0 +1,437 @@
+//! The rule-file format as written on disk: serde types, also the source of the rule-file
+//! JSON Schema. Compilation into the typed IR happens in [`super::compile`].
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One YAML file under the rules directory: the catalogue, rules, or both.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RuleFile {
+    /// The catalogue description: exactly one file of a rules directory carries it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalogue: Option<CatalogueDef>,
+    /// The rules this file defines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleDef>,
+}
+
+/// What the documents look like, independent of any one rule.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CatalogueDef {
+    /// Human name of the document format, e.g. "MCP Description".
+    pub name: String,
+    /// Specification versions this catalogue implements (semver).
+    pub spec_versions: Vec<String>,
+    /// Protocol versions, oldest first. Applicability tables must name each of them.
+    pub protocol_versions: Vec<String>,
+    /// Protocol versions whose validation is known to be incomplete (informational; rules
+    /// express their consequences).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub legacy_protocol_versions: Vec<String>,
+    /// How a document declares the protocol versions each node is in scope for.
+    pub scope: ScopeDef,
+    /// Directory of the example fixtures, relative to the rules directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixtures: Option<String>,
+    /// Base URL of the published rule pages; `{owner}` and `{id}` are substituted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docs_url: Option<String>,
+}
+
+/// Where protocol scopes are declared.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ScopeDef {
+    /// JSONPath of the document-wide list of protocol versions.
+    pub root: String,
+    /// Member name by which a declaration narrows its scope.
+    pub member: String,
+    /// JSONPaths of the declarations that may narrow their scope. A node's scope is that of
+    /// its nearest enclosing declaration: the declaration's own list when present, else the
+    /// scope of the next enclosing declaration, else the root list.
+    pub declarations: Vec<String>,
+}
+
+/// One rule.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RuleDef {
+    /// Dotted identifier, `<owner>.<area>.<name>`.
+    pub id: String,
+    /// Short imperative title.
+    pub title: String,
+    /// What the rule is about and why, for the rule page.
+    pub description: String,
+    /// The requirement in one sentence.
+    pub requirement: String,
+    /// Who defines the constraint.
+    pub owner: Owner,
+    /// The object kind the rule looks at, e.g. "Tool interaction example".
+    pub surface: String,
+    /// The member the rule is about, relative to the surface, for display.
+    pub path: String,
+    pub kind: RuleKind,
+    pub level: Level,
+    /// Severity of findings; defaults from `level` (must → error, should → warning, may → info).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
+    pub status: Status,
+    pub enforcement: Enforcement,
+    /// For every protocol version of the catalogue: whether the rule applies.
+    pub applicability: BTreeMap<String, Applicability>,
+    pub required_by: RequiredBy,
+    pub based_on: BasedOn,
+    /// Further remarks shown on the rule page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Diagnostic codes of the reference validator for the same check.
+    #[serde(default)]
+    pub reference_codes: Vec<String>,
+    pub examples: Examples,
+    /// JSONPaths of the nodes the rule inspects.
+    pub given: Vec<String>,
+    /// Only nodes for which this holds are inspected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<ConditionDef>,
+    /// The checks, each `{check: <function>, ...options}`.
+    pub then: Vec<Map<String, Value>>,
+    /// Message template; `{name}` placeholders are filled from the check's parameters.
+    pub message: String,
+    /// How to fix a finding, shown after the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Owner {
+    /// A fact of the MCP protocol that the description restates.
+    Mcp,
+    /// A constraint the MCP Description specification defines.
+    Mcpdesc,
+}
+
+impl Owner {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Owner::Mcp => "mcp",
+            Owner::Mcpdesc => "mcpdesc",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuleKind {
+    /// Expressible as a JSON Schema constraint (per protocol version where scoped).
+    Structural,
+    /// Needs protocol facts beyond structure.
+    McpSemantic,
+    /// Needs cross-references, scopes or content of the description.
+    McpdescSemantic,
+    /// About the raw JSON or YAML source.
+    Serialization,
+}
+
+impl RuleKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleKind::Structural => "structural",
+            RuleKind::McpSemantic => "mcp-semantic",
+            RuleKind::McpdescSemantic => "mcpdesc-semantic",
+            RuleKind::Serialization => "serialization",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    Must,
+    Should,
+    May,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "must",
+            Level::Should => "should",
+            Level::May => "may",
+        }
+    }
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Maintained with the catalogue, not yet published as stable.
+    Internal,
+    /// Published, may still change.
+    Preview,
+    Stable,
+    /// Still evaluated; scheduled for removal.
+    Deprecated,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Internal => "internal",
+            Status::Preview => "preview",
+            Status::Stable => "stable",
+            Status::Deprecated => "deprecated",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Enforcement {
+    /// Findings are reported by this engine.
+    Internal,
+    /// Reported for information only; never fails a document.
+    Advisory,
+}
+
+impl Enforcement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Enforcement::Internal => "internal",
+            Enforcement::Advisory => "advisory",
+        }
+    }
+}
+
+/// Whether a rule applies in one protocol version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Applicability {
+    /// Evaluated with the rule's severity.
+    Applies,
+    /// Evaluated, findings reported as warnings (validation of that version is incomplete).
+    Warns,
+    /// Not evaluated.
+    NotApplicable,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Applies => "applies",
+            Applicability::Warns => "warns",
+            Applicability::NotApplicable => "not-applicable",
+        }
+    }
+}
+
+/// The specification text that requires the rule.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RequiredBy {
+    /// Specification name and version, e.g. "MCP Description 0.8.0".
+    pub spec: String,
+    /// Section numbers, e.g. ["9.4", "12.5"].
+    pub sections: Vec<String>,
+    /// Named requirement anchors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requirements: Vec<RequirementRef>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RequirementRef {
+    /// Section heading, e.g. "12. Elicitation Declarations".
+    pub section: String,
+    /// Anchor of the requirement in that section.
+    pub anchor: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// The evidence the rule rests on.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct BasedOn {
+    /// 1: protocol schema and normative text; 2: normative text only; 3: reference behaviour.
+    pub tier: u8,
+    /// What the tier means, e.g. "MCP schema.ts and normative specification text".
+    pub label: String,
+    /// The specific evidence.
+    pub detail: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Source>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Source {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Examples {
+    #[serde(default)]
+    pub valid: Vec<Example>,
+    #[serde(default)]
+    pub invalid: Vec<Example>,
+}
+
+/// A fixture document and the JSON Pointer of the node the example is about.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Example {
+    /// Fixture path relative to the catalogue's fixture directory.
+    pub fixture: String,
+    pub pointer: String,
+}
+
+/// A condition on a node; exactly one form per object.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ConditionDef {
+    /// All of these hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all: Option<Vec<ConditionDef>>,
+    /// At least one of these holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub any: Option<Vec<ConditionDef>>,
+    /// This does not hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not: Option<Box<ConditionDef>>,
+    /// Relative path of the value tested (default `@`, the node itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Value assumed when `path` selects nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equals: Option<Value>,
+    #[serde(default, rename = "in", skip_serializing_if = "Option::is_none")]
+    pub one_of: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exists: Option<bool>,
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_is: Option<TypeSpec>,
+    /// Regular expression the string value matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<String>,
+    /// The protocol version being evaluated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<VersionCondDef>,
+}
+
+/// A test on the protocol version being evaluated.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct VersionCondDef {
+    /// This version or later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Strictly earlier than this version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// One of these versions.
+    #[serde(default, rename = "in", skip_serializing_if = "Option::is_none")]
+    pub one_of: Option<Vec<String>>,
+}
+
+/// One JSON type or a list of them.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TypeSpec {
+    One(JsonType),
+    Many(Vec<JsonType>),
+}
+
+impl TypeSpec {
+    pub fn types(&self) -> Vec<JsonType> {
+        match self {
+            TypeSpec::One(t) => vec![*t],
+            TypeSpec::Many(ts) => ts.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum JsonType {
+    Object,
+    Array,
+    String,
+    Number,
+    Integer,
+    Boolean,
+    Null,
+}
+
+impl JsonType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JsonType::Object => "object",
+            JsonType::Array => "array",
+            JsonType::String => "string",
+            JsonType::Number => "number",
+            JsonType::Integer => "integer",
+            JsonType::Boolean => "boolean",
+            JsonType::Null => "null",
+        }
+    }
+
+    pub fn matches(self, value: &Value) -> bool {
+        match self {
+            JsonType::Object => value.is_object(),
+            JsonType::Array => value.is_array(),
+            JsonType::String => value.is_string(),
+            JsonType::Number => value.is_number(),
+            JsonType::Integer => {
+                value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+            }
+            JsonType::Boolean => value.is_boolean(),
+            JsonType::Null => value.is_null(),
+        }
+    }
+
+    /// The JSON type name of `value` (numbers without fraction are "integer").
+    pub fn of(value: &Value) -> JsonType {
+        match value {
+            Value::Object(_) => JsonType::Object,
+            Value::Array(_) => JsonType::Array,
+            Value::String(_) => JsonType::String,
+            Value::Bool(_) => JsonType::Boolean,
+            Value::Null => JsonType::Null,
+            Value::Number(_) if JsonType::Integer.matches(value) => JsonType::Integer,
+            Value::Number(_) => JsonType::Number,
+        }
+    }
+}

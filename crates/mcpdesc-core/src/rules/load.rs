@@ -1,0 +1,247 @@
+//! Reading a rules directory (or the embedded copy) and reporting every problem at once.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::document::{pointer, Document, Format, Limits};
+
+use super::compile::compile;
+use super::embedded;
+use super::Catalogue;
+
+/// One problem in a rule file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleProblem {
+    /// Path relative to the rules directory.
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+impl fmt::Display for RuleProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
+}
+
+/// Every problem found in a set of rule files; no document is evaluated while any exists.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub struct RuleLoadError {
+    pub problems: Vec<RuleProblem>,
+}
+
+impl fmt::Display for RuleLoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} problem(s) in the rule files:", self.problems.len())?;
+        for p in &self.problems {
+            writeln!(f, "  {p}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The files of a rules directory, before compilation.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    /// (path relative to the directory with `/` separators, contents), sorted by path.
+    files: Vec<(String, String)>,
+    dir: Option<PathBuf>,
+}
+
+impl RuleSet {
+    /// The catalogue compiled into this library.
+    pub fn embedded() -> RuleSet {
+        RuleSet {
+            files: embedded::FILES
+                .iter()
+                .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
+                .collect(),
+            dir: None,
+        }
+    }
+
+    /// Every file below `dir` (rule files are `*.yaml` / `*.yml`; other files, such as JSON
+    /// schemas, are available to checks by relative path).
+    pub fn from_dir(dir: &Path) -> Result<RuleSet, RuleLoadError> {
+        let mut files = Vec::new();
+        let mut problems = Vec::new();
+        read_dir(dir, dir, &mut files, &mut problems);
+        if !problems.is_empty() {
+            return Err(RuleLoadError { problems });
+        }
+        files.sort();
+        Ok(RuleSet {
+            files,
+            dir: Some(dir.to_path_buf()),
+        })
+    }
+
+    /// Files given directly, as (relative path, contents).
+    pub fn from_files(files: Vec<(String, String)>) -> RuleSet {
+        let mut files = files;
+        files.sort();
+        RuleSet { files, dir: None }
+    }
+
+    /// Parses and compiles every rule file.
+    pub fn compile(&self) -> Result<Catalogue, RuleLoadError> {
+        let mut problems = Problems::default();
+        let mut parsed = Vec::new();
+        let mut others = HashMap::new();
+        for (path, text) in &self.files {
+            if !is_rule_file(path) {
+                others.insert(path.clone(), text.clone());
+                continue;
+            }
+            match Document::parse_str(text, Format::Yaml, &Limits::default()) {
+                Ok(doc) => parsed.push(ParsedFile {
+                    path: path.clone(),
+                    doc,
+                }),
+                Err(e) => {
+                    problems.push_at(path, e.position.line, e.position.column, e.kind.to_string())
+                }
+            }
+        }
+        let result = compile(&parsed, &others, self.dir.clone(), &mut problems);
+        match result {
+            Some(c) if problems.0.is_empty() => Ok(c),
+            _ => {
+                let mut problems = problems.0;
+                problems
+                    .sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+                problems.dedup();
+                Err(RuleLoadError { problems })
+            }
+        }
+    }
+}
+
+fn is_rule_file(path: &str) -> bool {
+    path.ends_with(".yaml") || path.ends_with(".yml")
+}
+
+fn read_dir(
+    root: &Path,
+    dir: &Path,
+    files: &mut Vec<(String, String)>,
+    problems: &mut Vec<RuleProblem>,
+) {
+    let problem = |p: &Path, e: std::io::Error| RuleProblem {
+        file: p.display().to_string(),
+        line: 0,
+        column: 0,
+        message: format!("cannot read: {e}"),
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => return problems.push(problem(dir, e)),
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            read_dir(root, &path, files, problems);
+            continue;
+        }
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        let wanted = is_rule_file(&rel) || rel.ends_with(".json");
+        if !wanted {
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(text) => files.push((rel, text)),
+            Err(e) => problems.push(problem(&path, e)),
+        }
+    }
+}
+
+/// A rule file read as a positioned document.
+pub(super) struct ParsedFile {
+    pub path: String,
+    pub doc: Document,
+}
+
+impl ParsedFile {
+    /// Deserializes the node at `ptr`, reporting the first problem at its source position.
+    pub fn deserialize<T: DeserializeOwned>(
+        &self,
+        ptr: &str,
+        problems: &mut Problems,
+    ) -> Option<T> {
+        let value = self.doc.value().pointer(ptr)?;
+        match serde_path_to_error::deserialize::<_, T>(value) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let mut at = ptr.to_owned();
+                for seg in e.path().iter() {
+                    use serde_path_to_error::Segment;
+                    match seg {
+                        Segment::Seq { index } => at = pointer::push(&at, &index.to_string()),
+                        Segment::Map { key } => at = pointer::push(&at, key),
+                        Segment::Enum { .. } | Segment::Unknown => {}
+                    }
+                }
+                let message = e.into_inner().to_string();
+                // An unknown member is best shown at its key.
+                if let Some(name) = message
+                    .strip_prefix("unknown field `")
+                    .and_then(|r| r.split('`').next())
+                {
+                    let key = pointer::push(&at, name);
+                    if self.doc.value().pointer(&key).is_some() {
+                        at = key;
+                    }
+                }
+                problems.push(self, &at, message);
+                None
+            }
+        }
+    }
+
+    pub fn value(&self, ptr: &str) -> Option<&Value> {
+        self.doc.value().pointer(ptr)
+    }
+}
+
+/// Problems collected while compiling.
+#[derive(Debug, Default)]
+pub(super) struct Problems(pub Vec<RuleProblem>);
+
+impl Problems {
+    /// A problem at `ptr` of `file` (at the member's key when it has one).
+    pub fn push(&mut self, file: &ParsedFile, ptr: &str, message: impl Into<String>) {
+        let pos = file.doc.spans().key_position(file.doc.value(), ptr);
+        self.push_at(&file.path, pos.line, pos.column, message);
+    }
+
+    /// A problem at the value (not the key) at `ptr`.
+    pub fn push_value(&mut self, file: &ParsedFile, ptr: &str, message: impl Into<String>) {
+        let pos = file.doc.position(ptr);
+        self.push_at(&file.path, pos.line, pos.column, message);
+    }
+
+    pub fn push_at(&mut self, file: &str, line: u32, column: u32, message: impl Into<String>) {
+        self.0.push(RuleProblem {
+            file: file.to_owned(),
+            line,
+            column,
+            message: message.into(),
+        });
+    }
+}
