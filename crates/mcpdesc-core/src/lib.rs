@@ -11,6 +11,7 @@ pub mod diagnostic;
 pub mod document;
 mod engine;
 pub mod eval;
+pub mod examples;
 pub mod path;
 pub mod relpath;
 pub mod rules;
