@@ -1,1 +1,51 @@
-fn main() {}
+//! Project automation: `cargo xtask <command>`. Generators take `--check`, which fails with a
+//! diff instead of writing when the committed output is stale.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("rule-schema") => rule_schema(args.iter().any(|a| a == "--check")),
+        _ => {
+            eprintln!("usage: cargo xtask rule-schema [--check]");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes (or checks) `docs/rule-file.schema.json`.
+fn rule_schema(check: bool) -> Result<()> {
+    let path = workspace().join("docs/rule-file.schema.json");
+    let text =
+        serde_json::to_string_pretty(&mcpdesc_core::rules::schema::rule_file_schema())? + "\n";
+    write_or_check(&path, &text, check)
+}
+
+fn write_or_check(path: &Path, text: &str, check: bool) -> Result<()> {
+    if check {
+        let current = std::fs::read_to_string(path).unwrap_or_default();
+        if current != text {
+            bail!(
+                "{} is stale; run `cargo xtask rule-schema` to regenerate it",
+                path.display()
+            );
+        }
+        return Ok(());
+    }
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}

@@ -5,6 +5,7 @@ mod compile;
 pub(crate) mod embedded;
 pub mod file;
 mod load;
+pub mod schema;
 
 use std::path::PathBuf;
 
