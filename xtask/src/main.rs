@@ -13,9 +13,9 @@ fn workspace() -> PathBuf {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("rule-schema") => rule_schema(args.iter().any(|a| a == "--check")),
+        Some("generate") => generate(args.iter().any(|a| a == "--check")),
         _ => {
-            eprintln!("usage: cargo xtask rule-schema [--check]");
+            eprintln!("usage: cargo xtask generate [--check]");
             return ExitCode::from(2);
         }
     };
@@ -28,11 +28,18 @@ fn main() -> ExitCode {
     }
 }
 
-/// Writes (or checks) `docs/rule-file.schema.json`.
-fn rule_schema(check: bool) -> Result<()> {
+/// Writes (or checks) `docs/rule-file.schema.json` and the check reference of
+/// `docs/rule-format.md`.
+fn generate(check: bool) -> Result<()> {
+    use mcpdesc_core::rules::schema;
     let path = workspace().join("docs/rule-file.schema.json");
-    let text =
-        serde_json::to_string_pretty(&mcpdesc_core::rules::schema::rule_file_schema())? + "\n";
+    let text = serde_json::to_string_pretty(&schema::rule_file_schema())? + "\n";
+    write_or_check(&path, &text, check)?;
+    let path = workspace().join("docs/rule-format.md");
+    let current =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = schema::with_checks_reference(&current)
+        .context("docs/rule-format.md lacks the checks markers")?;
     write_or_check(&path, &text, check)
 }
 
@@ -41,7 +48,7 @@ fn write_or_check(path: &Path, text: &str, check: bool) -> Result<()> {
         let current = std::fs::read_to_string(path).unwrap_or_default();
         if current != text {
             bail!(
-                "{} is stale; run `cargo xtask rule-schema` to regenerate it",
+                "{} is stale; run `cargo xtask generate` to regenerate it",
                 path.display()
             );
         }

@@ -67,3 +67,50 @@ fn resolve_local(schema: &Value, gen: &schemars::SchemaGenerator) -> Value {
         .cloned()
         .unwrap_or_else(|| schema.clone())
 }
+
+/// The check-function reference of `docs/rule-format.md`, generated from the registry so the
+/// documentation cannot drift from the code.
+pub fn checks_reference_markdown() -> String {
+    let mut gen = SchemaSettings::draft2020_12().into_generator();
+    let mut out = String::new();
+    for spec in REGISTRY {
+        out.push_str(&format!("### `{}`\n\n{}\n\n", spec.name, spec.summary));
+        let options = serde_json::to_value((spec.schema)(&mut gen)).unwrap_or(Value::Null);
+        let options = resolve_local(&options, &gen);
+        let required: Vec<&str> = options
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        match options.get("properties").and_then(Value::as_object) {
+            Some(props) if !props.is_empty() => {
+                out.push_str("| option | required | meaning |\n|---|---|---|\n");
+                for (name, p) in props {
+                    let doc = p
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .replace('\n', " ");
+                    let req = if required.contains(&name.as_str()) { "yes" } else { "no" };
+                    out.push_str(&format!("| `{name}` | {req} | {doc} |\n"));
+                }
+                out.push('\n');
+            }
+            _ => out.push_str("No options.\n\n"),
+        }
+        if !spec.params.is_empty() {
+            let params: Vec<String> = spec.params.iter().map(|p| format!("`{{{p}}}`")).collect();
+            out.push_str(&format!("Message placeholders: {}.\n\n", params.join(", ")));
+        }
+    }
+    out
+}
+
+/// Replaces the text between `<!-- checks:start -->` and `<!-- checks:end -->` in `doc`.
+pub fn with_checks_reference(doc: &str) -> Option<String> {
+    const START: &str = "<!-- checks:start -->";
+    const END: &str = "<!-- checks:end -->";
+    let s = doc.find(START)? + START.len();
+    let e = doc.find(END)?;
+    (s <= e).then(|| format!("{}\n\n{}{}", &doc[..s], checks_reference_markdown(), &doc[e..]))
+}
