@@ -15,12 +15,16 @@ pub enum Condition {
     All(Vec<Condition>),
     Any(Vec<Condition>),
     Not(Box<Condition>),
-    Value {
-        path: RelPath,
-        default: Option<Value>,
-        test: Test,
-    },
+    Value(Box<ValueTest>),
     Version(VersionSet),
+}
+
+/// A test on the values a relative path selects.
+#[derive(Debug, Clone)]
+pub struct ValueTest {
+    pub path: RelPath,
+    pub default: Option<Value>,
+    pub test: Test,
 }
 
 #[derive(Debug, Clone)]
@@ -156,11 +160,11 @@ impl Condition {
             let re = def.matches.as_deref().unwrap_or_default();
             Test::Matches(Regex::new(re).map_err(|e| err("/matches", e.to_string()))?)
         };
-        Ok(Condition::Value {
+        Ok(Condition::Value(Box::new(ValueTest {
             path,
             default: def.default.clone(),
             test,
-        })
+        })))
     }
 
     /// True when the condition looks at the protocol version being evaluated.
@@ -168,7 +172,7 @@ impl Condition {
         match self {
             Condition::All(cs) | Condition::Any(cs) => cs.iter().any(Condition::uses_version),
             Condition::Not(c) => c.uses_version(),
-            Condition::Value { .. } => false,
+            Condition::Value(_) => false,
             Condition::Version(_) => true,
         }
     }
@@ -180,11 +184,12 @@ impl Condition {
             Condition::Any(cs) => cs.iter().any(|c| c.holds(pointer, cx)),
             Condition::Not(c) => !c.holds(pointer, cx),
             Condition::Version(set) => cx.version.is_some_and(|v| set.contains(v)),
-            Condition::Value {
-                path,
-                default,
-                test,
-            } => {
+            Condition::Value(v) => {
+                let ValueTest {
+                    path,
+                    default,
+                    test,
+                } = &**v;
                 let hits = path.select(cx.root, pointer);
                 if hits.is_empty() {
                     return match (default, test) {
