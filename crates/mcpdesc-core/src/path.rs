@@ -1,20 +1,35 @@
 //! RFC 9535 JSONPath, compiled once and evaluated to JSON Pointers.
 //!
-//! A thin wrapper over the `jsonpath-rust` crate:
+//! A thin wrapper over the `jsonpath-rust` crate (1.0.x).
 //!
-//! * [`JsonPath::compile`] parses with `jsonpath_rust::parser::parse_json_path` and then rejects
-//!   what the crate accepts beyond RFC 9535: its extension functions (`in`, `nin`, `none_of`,
-//!   `any_of`, `subset_of`) and function expressions that are not well-typed (RFC 9535,
-//!   section 2.4.3), e.g. `length(@.*)` or `?count(@.a)` used as a test.
-//! * [`JsonPath::select`] returns every selected node with its RFC 6901 JSON Pointer. Queries made
-//!   only of child segments with a single name, index or wildcard selector (`$.a[*].b[0].*`, the
-//!   common case) are evaluated directly over [`serde_json::Value`], building pointers as they go;
-//!   everything else (filters, descendants, slices, unions, functions) goes through
-//!   `jsonpath_rust::query::js_path_process`, whose normalized paths (`$['a'][0]`) are converted
-//!   to pointers. Both evaluators yield the same nodes in the same order.
+//! [`JsonPath::compile`] parses with `jsonpath_rust::parser::parse_json_path`, and also rejects
+//! what that crate accepts beyond RFC 9535:
 //!
-//! Known limits of the underlying crate: nesting of brackets and parentheses deeper than 128 is
-//! rejected.
+//! * its extension functions `in`, `nin`, `none_of`, `any_of` and `subset_of`;
+//! * function expressions that are not well-typed (RFC 9535, section 2.4.3), e.g. `length(@.*)`,
+//!   `count(1)`, or `?length(@)` used as a test;
+//! * whitespace its grammar lets through: inside a member-name shorthand (`$.a b`, read by the
+//!   crate as the name `a b`), after a `.` (`@. a == 1`) and at the end of the query (`$.a `).
+//!
+//! It also refuses one valid form the crate evaluates wrongly: a filter selector as the first
+//! segment of a relative query inside a filter (`$[?@[?@ > 1]]`, `@..[?…]`, `count(@[?…])`);
+//! the crate treats it as a test of `@` itself and selects nothing or too little.
+//!
+//! Still accepted although RFC 9535's grammar has no whitespace there: spaces inside the brackets
+//! of a singular query used in a comparison (`@[ 'a' ] == 1`). Queries nesting brackets and
+//! parentheses deeper than 128 are rejected by the crate.
+//!
+//! [`JsonPath::select`] returns every selected node with its RFC 6901 JSON Pointer. Queries made
+//! only of child segments with a single name, index or wildcard selector (`$.a[*].b[0].*`, the
+//! common case) are evaluated directly over [`serde_json::Value`], building pointers as they go.
+//! Everything else (filters, descendants, slices, unions, functions) goes through
+//! `jsonpath_rust::query::js_path_process`, whose normalized paths (`$['a'][0]`) are converted to
+//! pointers. Both evaluators yield the same nodes in the same order.
+//!
+//! Result order follows RFC 9535 except in one case: the crate applies a multi-selector segment
+//! (`['a','b']`, `..['a','b']`) selector by selector across all its input nodes. When that
+//! segment is the last one (`$[*]['a','b']`, `$..['a','b']`) the order is corrected here; when
+//! further segments follow it (`$[*]['a','b'].c`) the crate's order is kept.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -173,14 +188,15 @@ fn select_engine<'a>(query: &JpQuery, root: &'a Value) -> Vec<Selected<'a>> {
         };
         if let Some(descendant) = descendant.filter(|_| !misorders(prefix)) {
             let prefix = JpQuery::new(prefix.to_vec());
-            let mut inputs = match plan(&prefix) {
+            let found = match plan(&prefix) {
                 Plan::Direct { steps, .. } => select_direct(&steps, root),
                 Plan::Engine => select_engine(&prefix, root),
             };
+            let mut inputs: Vec<&Value> = found.into_iter().map(|node| node.value).collect();
             if descendant {
                 inputs = descendants_or_self(inputs);
             }
-            rfc_order(&mut selected, &inputs);
+            rfc_order(&mut selected, root, &inputs);
         }
     }
     selected
@@ -211,29 +227,17 @@ fn misorders(segments: &[Segment]) -> bool {
 
 /// Each of `nodes` followed by its descendants, in the order the crate's descendant segment
 /// visits them (a node before its descendants, children in array / object order).
-fn descendants_or_self<'a>(nodes: Vec<Selected<'a>>) -> Vec<Selected<'a>> {
+fn descendants_or_self(nodes: Vec<&Value>) -> Vec<&Value> {
     let mut out = Vec::with_capacity(nodes.len());
     for node in nodes {
         let mut stack = vec![node];
         while let Some(node) = stack.pop() {
-            let first_child = stack.len();
-            match node.value {
-                Value::Array(items) => {
-                    stack.extend(items.iter().enumerate().map(|(i, value)| Selected {
-                        pointer: pointer::push(&node.pointer, &i.to_string()),
-                        value,
-                    }))
-                }
-                Value::Object(members) => {
-                    stack.extend(members.iter().map(|(key, value)| Selected {
-                        pointer: pointer::push(&node.pointer, key),
-                        value,
-                    }))
-                }
+            out.push(node);
+            match node {
+                Value::Array(items) => stack.extend(items.iter().rev()),
+                Value::Object(members) => stack.extend(members.values().rev()),
                 _ => {}
             }
-            stack[first_child..].reverse();
-            out.push(node);
         }
     }
     out
@@ -246,21 +250,35 @@ fn descendants_or_self<'a>(nodes: Vec<Selected<'a>>) -> Vec<Selected<'a>> {
 /// result is a child of its input, and a given selector selects a given child at most once per
 /// input, so the k-th occurrence of a node among the results belongs to the (k mod m)-th of the
 /// m occurrences of its parent among the inputs. A stable sort on that input position then
-/// keeps the selectors' order within each input. Leaves `selected` as it is if a result has no
-/// parent among the inputs (which would be a crate bug).
-fn rfc_order(selected: &mut Vec<Selected<'_>>, inputs: &[Selected<'_>]) {
-    let mut positions: HashMap<&str, Vec<usize>> = HashMap::new();
+/// keeps the selectors' order within each input. Nodes are told apart by address, as the same
+/// node may occur several times. Leaves `selected` as it is if a result's parent is not among
+/// the inputs (which would be a crate bug).
+fn rfc_order(selected: &mut Vec<Selected<'_>>, root: &Value, inputs: &[&Value]) {
+    let address = |node: &Value| std::ptr::from_ref(node) as usize;
+    let Some(parents) = selected
+        .iter()
+        .map(|node| {
+            let parent = root.pointer(pointer::parent(&node.pointer)?)?;
+            Some(address(parent))
+        })
+        .collect::<Option<Vec<usize>>>()
+    else {
+        return;
+    };
+    let mut positions: HashMap<usize, Vec<usize>> =
+        parents.iter().map(|&parent| (parent, Vec::new())).collect();
     for (i, input) in inputs.iter().enumerate() {
-        positions.entry(&input.pointer).or_default().push(i);
+        if let Some(at) = positions.get_mut(&address(input)) {
+            at.push(i);
+        }
     }
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut seen: HashMap<usize, usize> = HashMap::new();
     let mut keys = Vec::with_capacity(selected.len());
-    for node in selected.iter() {
-        let Some(at) = pointer::parent(&node.pointer).and_then(|parent| positions.get(parent))
-        else {
+    for (node, parent) in selected.iter().zip(&parents) {
+        let Some(at) = positions.get(parent).filter(|at| !at.is_empty()) else {
             return;
         };
-        let occurrence = seen.entry(&node.pointer).or_default();
+        let occurrence = seen.entry(address(node.value)).or_default();
         keys.push(at[*occurrence % at.len()]);
         *occurrence += 1;
     }
@@ -612,7 +630,9 @@ fn check_logical(filter: &FilterExpr) -> Checked {
             Test::AbsQuery(query) => check_segments(&query.segments),
             // A test expression needs a LogicalType or NodesType result (section 2.4.3).
             Test::Function(function) => match function.as_ref() {
-                TestFunction::Match(..) | TestFunction::Search(..) => check_function(function),
+                TestFunction::Match(..) | TestFunction::Search(..) | TestFunction::Custom(..) => {
+                    check_function(function)
+                }
                 other => Err(format!(
                     "`{}()` returns a value, which cannot be used as a test; compare it instead",
                     function_name(other)
@@ -906,6 +926,8 @@ mod tests {
         let err = JsonPath::compile("$.a[").unwrap_err();
         assert_eq!(err.path, "$.a[");
         assert_eq!(err.offset, Some(4));
+        let err = JsonPath::compile("$[?in(@, $.b)]").unwrap_err();
+        assert!(err.message.contains("extension"), "{err}");
         let err = JsonPath::compile("$.é[").unwrap_err();
         assert_eq!(err.offset, Some(4), "offsets count characters, not bytes");
         assert!(err.to_string().starts_with("invalid JSONPath `$.é[`: "));
@@ -1017,5 +1039,83 @@ mod tests {
     #[test]
     fn as_str_round_trips() {
         assert_eq!(JsonPath::compile("$.a[*]").unwrap().as_str(), "$.a[*]");
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn json() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                (-3i64..4).prop_map(Value::from),
+                "[a-c]{0,2}".prop_map(Value::from),
+            ];
+            leaf.prop_recursive(4, 48, 4, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                    prop::collection::vec((key(), inner), 0..4)
+                        .prop_map(|members| Value::Object(members.into_iter().collect())),
+                ]
+            })
+        }
+
+        fn key() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just("a".to_string()),
+                Just("b".to_string()),
+                Just("0".to_string()),
+                Just("a/b".to_string()),
+                Just("~1".to_string()),
+                Just("it's".to_string()),
+                Just("".to_string()),
+            ]
+        }
+
+        fn step() -> impl Strategy<Value = String> {
+            prop_oneof![
+                key().prop_map(|k| format!("['{}']", k.replace('\'', "\\'"))),
+                Just(".a".to_string()),
+                Just(".*".to_string()),
+                Just("[*]".to_string()),
+                (-3i64..4).prop_map(|i| format!("[{i}]")),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn direct_matches_engine(doc in json(), steps in prop::collection::vec(step(), 0..5)) {
+                let query = format!("${}", steps.concat());
+                let path = JsonPath::compile(&query).unwrap();
+                prop_assert!(matches!(path.plan, Plan::Direct { .. }), "direct plan");
+                let direct = path.select(&doc);
+                prop_assert_eq!(&direct, &select_engine(&path.query, &doc));
+                for node in &direct {
+                    prop_assert!(std::ptr::eq(doc.pointer(&node.pointer).unwrap(), node.value));
+                }
+            }
+
+            #[test]
+            fn engine_pointers_resolve(
+                doc in json(),
+                query in prop::sample::select(vec![
+                    "$..*", "$..a", "$..[0]", "$..['a','0']", "$[*]['a','b',0]", "$..[?@ > 0]",
+                    "$..[1:]", "$..[::-1]", "$.*.*['~1','it\\'s','a/b']", "$..[?@.a]['a', 1]",
+                ]),
+            ) {
+                let path = JsonPath::compile(query).unwrap();
+                for node in path.select(&doc) {
+                    prop_assert!(std::ptr::eq(doc.pointer(&node.pointer).unwrap(), node.value));
+                }
+            }
+
+            #[test]
+            fn never_panics(text in "[$@.\\[\\]()?*,:'\"\\\\ab01=!<>&| -]{0,16}") {
+                if let Ok(path) = JsonPath::compile(&text) {
+                    let _ = path.select(&json!({"a": [1, {"b": "x"}], "b": {"a": 0}}));
+                }
+            }
+        }
     }
 }
