@@ -313,6 +313,44 @@ fn yaml_positions_of_indentless_sequences_and_quoted_scalars() {
     assert_eq!(doc.position("/list/2"), pos(4, 3));
     assert_eq!(key_pos(&doc, "/after"), pos(6, 1));
     assert_eq!(doc.value()["list"][2], json!("three\n"));
+
+    let text =
+        "k:\n-   x\n-\n  - y\na: >+ # c # d\n\n\n   x\nb: |\nc: |-\r\n  z\r\nd:   |2 # #\n   w\n";
+    let doc = yaml_ok(text);
+    assert_eq!(doc.position("/k"), pos(2, 1));
+    assert_eq!(doc.position("/k/0"), pos(2, 5));
+    assert_eq!(doc.position("/k/1"), pos(4, 3));
+    assert_eq!(doc.position("/k/1/0"), pos(4, 5));
+    assert_eq!(doc.position("/a"), pos(5, 4));
+    assert_eq!(doc.position("/b"), pos(9, 4));
+    assert_eq!(doc.position("/c"), pos(10, 4));
+    assert_eq!(doc.position("/d"), pos(12, 6));
+    assert_eq!(
+        *doc.value(),
+        json!({"k": ["x", ["y"]], "a": "\n\nx\n", "b": "", "c": "z", "d": " w\n"})
+    );
+    let doc =
+        yaml_ok("k:\n-   - a\n- - b\n-\n  - c\nm:\n  - d\nn:\n - - e\n - f: [g]\n   h:\n   - i\n");
+    assert_eq!(doc.position("/k"), pos(2, 1));
+    assert_eq!(doc.position("/k/0"), pos(2, 5));
+    assert_eq!(doc.position("/k/1"), pos(3, 3));
+    assert_eq!(doc.position("/k/2"), pos(5, 3));
+    assert_eq!(doc.position("/m"), pos(7, 3));
+    assert_eq!(doc.position("/n"), pos(9, 2));
+    assert_eq!(doc.position("/n/0"), pos(9, 4));
+    assert_eq!(doc.position("/n/1/f"), pos(10, 7));
+    assert_eq!(doc.position("/n/1/h"), pos(12, 4));
+    assert_eq!(doc.position("/n/1/h/0"), pos(12, 6));
+    assert_eq!(
+        *doc.value(),
+        json!({"k": [["a"], ["b"], ["c"]], "m": ["d"], "n": [["e"], {"f": ["g"], "h": ["i"]}]})
+    );
+    // An indentless sequence whose first entry is a flow collection.
+    let doc = yaml_ok("\"\":\n- []\n- {a: [1]}\n");
+    assert_eq!(doc.position("/"), pos(2, 1));
+    assert_eq!(doc.value().pointer("/"), Some(&json!([[], {"a": [1]}])));
+    assert_eq!(doc.spans().position(doc.value(), "//0"), pos(2, 3));
+    assert_eq!(doc.position("//1/a/0"), pos(3, 8));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -755,25 +793,22 @@ fn yaml_duplicate_keys_are_refused_after_resolution() {
 
 #[test]
 fn yaml_syntax_errors_have_positions() {
-    for (text, at) in [
-        ("a: [1, 2", pos(1, 9)),
-        ("a: b: c", pos(1, 5)),
-        ("a:\n  - 1\n - 2", pos(3, 2)),
-        ("\"unterminated", pos(1, 14)),
-        ("a: 'x\n", pos(2, 1)),
-        ("key: value\n\tbad: tab", pos(2, 1)),
+    // The parser's messages and positions, with its 0-based columns made 1-based.
+    for (text, message, at) in [
+        ("a: b: c", "mapping values are not allowed", pos(1, 5)),
+        ("a:\n  - 1\n - 2", "did not find expected key", pos(3, 2)),
+        ("a:\n  b: 1\n c: 2", "did not find expected key", pos(3, 2)),
+        (
+            "- a\nb: c",
+            "did not find expected '-' indicator",
+            pos(2, 1),
+        ),
+        ("a: 'x\n", "unexpected end of stream", pos(1, 4)),
+        ("[1, 2]]", "misplaced bracket", pos(1, 7)),
+        ("é: [x\n", "expected ',' or ']'", pos(2, 1)),
     ] {
         let err = yaml_err(text);
-        assert!(
-            matches!(err.kind, LoadErrorKind::YamlSyntax(_)),
-            "{text:?}: {err:?}"
-        );
-        assert!(err.position.line >= 1, "{text:?}: {err:?}");
-        let _ = at; // Exact positions are the parser's; only check that they are on a real line.
-        assert!(
-            err.position.line <= text.lines().count() as u32 + 1,
-            "{text:?}: {err:?}"
-        );
+        assert_syntax(&err, message, at);
     }
 }
 
@@ -1046,7 +1081,18 @@ fn yaml_deep_nesting_hits_our_limit_before_the_parser_limit() {
     let l = limits(|l| l.max_depth = 100_000);
     let text = format!("{}{}", "[".repeat(300), "]".repeat(300));
     let err = Document::parse_str(&text, Format::Yaml, &l).unwrap_err();
-    assert!(matches!(err.kind, LoadErrorKind::YamlSyntax(_)), "{err:?}");
+    assert_syntax(&err, "more than 255 levels", pos(1, 256));
+    // Block nesting has no parser limit; ours applies.
+    let text = format!("{}x", "- ".repeat(1000));
+    assert_limit(
+        Document::parse_str(&text, Format::Yaml, &limits(|l| l.max_depth = 500)),
+        "max-depth",
+        pos(1, 1001),
+    );
+    let l = limits(|l| l.max_depth = 1000);
+    let doc = Document::parse_str(&text, Format::Yaml, &l).unwrap();
+    assert_eq!(doc.position(&"/0".repeat(999)), pos(1, 1999));
+    assert_eq!(doc.position(&"/0".repeat(1000)), pos(1, 2001));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1109,9 +1155,80 @@ fn first_char_matches(value: &Value, c: char) -> bool {
     }
 }
 
+/// In block-style YAML a non-empty sequence starts at its first `-` and a non-empty mapping at
+/// its first key (always double-quoted by [`to_block_yaml`]).
+fn block_first_char_matches(value: &Value, c: char) -> bool {
+    match value {
+        Value::Array(items) if !items.is_empty() => c == '-',
+        Value::Object(map) if !map.is_empty() => c == '"',
+        _ => first_char_matches(value, c),
+    }
+}
+
+/// Block-style YAML for `value`: scalars and empty collections as JSON (which is valid YAML),
+/// sequences under a key indentless (`key:\n- a`), other nesting indented.
+fn to_block_yaml(value: &Value) -> String {
+    fn is_block(v: &Value) -> bool {
+        match v {
+            Value::Array(items) => !items.is_empty(),
+            Value::Object(map) => !map.is_empty(),
+            _ => false,
+        }
+    }
+    fn block(v: &Value, indent: usize, out: &mut String) {
+        let pad = " ".repeat(indent);
+        match v {
+            Value::Array(items) => {
+                for item in items {
+                    out.push_str(&pad);
+                    out.push('-');
+                    after(item, indent + 2, out);
+                }
+            }
+            Value::Object(map) => {
+                for (k, item) in map {
+                    out.push_str(&pad);
+                    out.push_str(&serde_json::to_string(k).unwrap());
+                    out.push(':');
+                    // Sequences under a key are indentless.
+                    let nested = if item.is_array() { indent } else { indent + 2 };
+                    after(item, nested, out);
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+    fn after(v: &Value, indent: usize, out: &mut String) {
+        if is_block(v) {
+            out.push('\n');
+            block(v, indent, out);
+        } else {
+            out.push(' ');
+            out.push_str(&serde_json::to_string(v).unwrap());
+            out.push('\n');
+        }
+    }
+    let mut out = String::new();
+    if is_block(value) {
+        block(value, 0, &mut out);
+    } else {
+        out.push_str(&serde_json::to_string(value).unwrap());
+        out.push('\n');
+    }
+    out
+}
+
 /// Checks that every node's position (and every member's key position) points at the first
 /// character of its text in `source`.
 fn check_positions(doc: &Document, source: &str) -> Result<(), TestCaseError> {
+    check_positions_with(doc, source, first_char_matches)
+}
+
+fn check_positions_with(
+    doc: &Document,
+    source: &str,
+    first_char_matches: fn(&Value, char) -> bool,
+) -> Result<(), TestCaseError> {
     let lines: Vec<Vec<char>> = source.split('\n').map(|l| l.chars().collect()).collect();
     let mut all = Vec::new();
     nodes(doc.value(), String::new(), &mut all);
@@ -1147,9 +1264,8 @@ fn check_positions(doc: &Document, source: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+// 256 cases each by default; set `PROPTEST_CASES` for a longer run.
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
-
     #[test]
     fn json_round_trips_with_positions(value in arb_json()) {
         for text in [serde_json::to_string_pretty(&value).unwrap(), serde_json::to_string(&value).unwrap()] {
@@ -1169,6 +1285,14 @@ proptest! {
         let doc = yaml(&text).map_err(|e| TestCaseError::fail(format!("{e} in {text}")))?;
         prop_assert_eq!(doc.value(), &value);
         check_positions(&doc, &text)?;
+    }
+
+    #[test]
+    fn block_yaml_loads_with_positions(value in arb_json()) {
+        let text = to_block_yaml(&value);
+        let doc = yaml(&text).map_err(|e| TestCaseError::fail(format!("{e} in\n{text}")))?;
+        prop_assert_eq!(doc.value(), &value);
+        check_positions_with(&doc, &text, block_first_char_matches)?;
     }
 
     #[test]

@@ -438,7 +438,8 @@ impl<'a> Lexer<'a> {
             self.pos = i + 1;
             return Ok(s.to_owned());
         }
-        let mut out = String::with_capacity((i - start).min(max as usize) + 16);
+        let cap = usize::try_from(max).unwrap_or(usize::MAX);
+        let mut out = String::with_capacity((i - start).min(cap).saturating_add(16));
         out.push_str(self.slice(start, i)?);
         loop {
             match self.bytes.get(i) {

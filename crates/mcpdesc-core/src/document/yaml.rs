@@ -82,8 +82,15 @@ fn position(mark: Marker) -> Position {
 }
 
 fn scan_error(error: ScanError) -> LoadError {
+    let message = match error.info() {
+        // The scanner's own bound on flow nesting (`[[[...` / `{a: {a: ...`).
+        "recursion limit exceeded" => {
+            "flow collections are nested more than 255 levels deep (parser limit)".to_owned()
+        }
+        info => info.to_owned(),
+    };
     LoadError::new(
-        LoadErrorKind::YamlSyntax(error.info().to_owned()),
+        LoadErrorKind::YamlSyntax(message),
         position(*error.marker()),
     )
 }
@@ -191,25 +198,66 @@ impl Loader<'_> {
         bytes
     }
 
-    /// The position of a block sequence: saphyr starts an indentless sequence (`key:\n- a`) at
-    /// its first entry's content, so step back over the blanks to the `-` before it.
-    fn block_sequence_position(&mut self, mark: Marker) -> Position {
+    /// The position of a sequence. saphyr starts an indentless sequence (`key:\n- a`, the
+    /// value of a block mapping entry whose `-` sits in the key's column) at its first entry's
+    /// content; it is moved back to that `-`.
+    fn sequence_position(&mut self, mark: Marker) -> Position {
         let at = position(mark);
+        let key_pos = match self.stack.last() {
+            Some(Frame::Mapping {
+                key: Some((_, key_pos)),
+                ..
+            }) => *key_pos,
+            _ => return at,
+        };
+        let key_column = key_pos.column as usize;
         let offset = self.byte_offset(mark.index());
-        let (Some(before), Some(after)) = (self.text.get(..offset), self.text.get(offset..)) else {
+        let Some(before) = self.text.get(..offset) else {
             return at;
         };
-        if after.starts_with(['-', '[']) {
+        if key_column == 0 {
             return at;
         }
-        let trimmed = before.trim_end_matches([' ', '\t']);
-        let blanks = before.len() - trimmed.len();
-        match mark.col().checked_sub(blanks + 1) {
-            Some(col) if trimmed.ends_with('-') => {
-                Position::new(at.line, u32::try_from(col + 1).unwrap_or(u32::MAX))
-            }
-            _ => at,
+        let prefix = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+        let mut chars = prefix.chars().skip(key_column - 1);
+        if chars.next() == Some('-') && chars.all(|c| c == ' ' || c == '\t') {
+            Position::new(at.line, key_pos.column)
+        } else {
+            at
         }
+    }
+
+    /// The position of a block scalar: saphyr starts it at its first content line, so find
+    /// the `|` or `>` header on the last non-blank line before it.
+    fn block_scalar_position(&mut self, mark: Marker) -> Position {
+        let at = position(mark);
+        let offset = self.byte_offset(mark.index());
+        if self
+            .text
+            .get(offset..)
+            .is_some_and(|s| s.starts_with(['|', '>']))
+        {
+            // An empty block scalar starts at its header.
+            return at;
+        }
+        let mut rest = self.text.get(..offset).unwrap_or("");
+        let mut line = mark.line();
+        while let Some(newline) = rest.rfind('\n') {
+            rest = &rest[..newline];
+            line = line.saturating_sub(1);
+            let text = &rest[rest.rfind('\n').map_or(0, |i| i + 1)..];
+            if text.trim().is_empty() {
+                continue;
+            }
+            return match block_header_column(text) {
+                Some(col) if line > 0 => Position::new(
+                    u32::try_from(line).unwrap_or(u32::MAX),
+                    u32::try_from(col).unwrap_or(u32::MAX),
+                ),
+                _ => at,
+            };
+        }
+        at
     }
 
     /// Whether the next node event is a mapping key.
@@ -290,7 +338,12 @@ impl Loader<'_> {
         tag: Option<&Tag>,
         span: Span,
     ) -> Result<(), LoadError> {
-        let at = position(span.start);
+        let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+        let at = if block && anchor == 0 && tag.is_none() {
+            self.block_scalar_position(span.start)
+        } else {
+            position(span.start)
+        };
         let core = self.properties(anchor, tag, span)?;
         if value.len() as u64 > self.limits.max_scalar_bytes {
             return Err(limit_error(
@@ -329,7 +382,7 @@ impl Loader<'_> {
         span: Span,
     ) -> Result<(), LoadError> {
         let at = if kind == Kind::Sequence && anchor == 0 && tag.is_none() {
-            self.block_sequence_position(span.start)
+            self.sequence_position(span.start)
         } else {
             position(span.start)
         };
@@ -399,6 +452,23 @@ impl Loader<'_> {
         self.attach(value, id);
         Ok(())
     }
+}
+
+/// The 1-based column of the `|` or `>` of a block scalar header ending `line` (before an
+/// optional comment), if there is one.
+fn block_header_column(line: &str) -> Option<usize> {
+    let header_end = |code: &str| {
+        let code = code.trim_end();
+        let header = code.trim_end_matches(['-', '+', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+        header.ends_with(['|', '>']).then(|| header.chars().count())
+    };
+    if let Some(col) = header_end(line) {
+        return Some(col);
+    }
+    // A comment follows the header: try each ` #` from the left.
+    line.char_indices()
+        .filter(|&(i, c)| c == '#' && line[..i].ends_with([' ', '\t']))
+        .find_map(|(i, _)| header_end(&line[..i]))
 }
 
 /// The tag as written in the source, read from where the node starts (its tag comes first,
