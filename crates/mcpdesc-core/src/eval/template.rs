@@ -78,7 +78,7 @@ impl Template {
     }
 
     /// Fills the template; `lookup` answers each placeholder except `versions`, which is
-    /// left as a mark for [`fill_versions`].
+    /// left as a mark for `fill_versions`.
     pub fn render(&self, lookup: impl Fn(&str) -> Option<String>) -> String {
         let mut out = String::new();
         for p in &self.pieces {

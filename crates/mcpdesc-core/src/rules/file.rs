@@ -1,5 +1,5 @@
 //! The rule-file format as written on disk: serde types, also the source of the rule-file
-//! JSON Schema. Compilation into the typed IR happens in [`super::compile`].
+//! JSON Schema. Compilation into the typed IR happens in `compile`.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,5 @@
-//! Rules: the on-disk format ([`file`]), its compiled form ([`Catalogue`], [`Rule`]) and the
-//! loader that turns one into the other ([`load`]).
+//! Rules: the on-disk format (`file`), its compiled form ([`Catalogue`], [`Rule`]) and the
+//! loader that turns one into the other (`load`).
 
 mod compile;
 pub(crate) mod embedded;
