@@ -1,8 +1,18 @@
 //! `mcpdesc`: validate MCP Description documents against a data-driven rule catalogue.
 
 mod cli;
+mod baseline;
 mod commands;
+mod config;
+mod diff_cmd;
+mod limit_args;
+mod docs_cmd;
+mod inputs;
 mod render;
+mod rules_cmd;
+mod suppress;
+mod test_cmd;
+mod validate_cmd;
 
 use std::process::ExitCode;
 

@@ -99,8 +99,13 @@ impl Engine {
         }
     }
 
+    /// Sets the limits for reading and evaluating documents (see [`Limits`] for each bound
+    /// and its default). `max_depth` is capped at [`Limits::DEPTH_CEILING`].
     pub fn with_limits(mut self, limits: Limits) -> Engine {
-        self.limits = limits;
+        self.limits = Limits {
+            max_depth: limits.max_depth.min(Limits::DEPTH_CEILING),
+            ..limits
+        };
         self
     }
 
@@ -147,7 +152,7 @@ impl Engine {
     /// Validates a loaded document.
     pub fn validate_document(&self, doc: &Document) -> Report {
         Report {
-            diagnostics: eval::evaluate(&self.catalogue, doc, &self.selection),
+            diagnostics: eval::evaluate(&self.catalogue, doc, &self.selection, &self.limits),
             load_error: None,
         }
     }

@@ -7,6 +7,7 @@
 //! Start with [`Engine`].
 
 pub mod checks;
+pub mod corpus;
 pub mod diagnostic;
 pub mod document;
 mod engine;

@@ -142,7 +142,7 @@ impl Check for JsonSchemaCheck {
                     return;
                 };
                 let draft = draft_of(hit.value, *draft);
-                match cx.cache.schema(hit.value, |s| build(s, draft).ok()) {
+                match cx.cache.schema_at(&hit.pointer, hit.value, |s| build(s, draft).ok()) {
                     Some(v) => v,
                     None => return,
                 }

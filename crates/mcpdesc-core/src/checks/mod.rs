@@ -3,18 +3,31 @@
 //! A check is compiled once from its options in a rule file and then run on every node the
 //! rule selects. Adding a check means one module here and one entry in [`REGISTRY`].
 
+mod base64;
 mod closed;
+mod compare;
 mod json_schema;
+mod json_schema_document;
+mod known_names;
 mod known_version;
 mod load_error;
+mod local_reference;
 mod matches_entry;
+mod membership;
+mod named_entry;
 mod non_empty;
 mod pattern;
 mod presence;
 mod reference;
+mod schema_walk;
+mod scope_sets;
+mod scopes_disjoint;
 mod supported_version;
+#[cfg(test)]
+mod tests_support;
 mod type_enum;
 mod unique;
+mod uri_template;
 mod version_range;
 
 use std::collections::HashMap;
@@ -75,6 +88,9 @@ impl OptionError {
     }
 }
 
+/// Compiles a check from its options object.
+pub type CompileFn = fn(&Map<String, Value>, &CompileCx<'_>) -> Result<Box<dyn Check>, OptionError>;
+
 /// One registered check function.
 pub struct CheckSpec {
     pub name: &'static str,
@@ -82,7 +98,7 @@ pub struct CheckSpec {
     pub summary: &'static str,
     /// Message placeholders its findings fill, besides the common ones.
     pub params: &'static [&'static str],
-    pub compile: fn(&Map<String, Value>, &CompileCx<'_>) -> Result<Box<dyn Check>, OptionError>,
+    pub compile: CompileFn,
     /// JSON Schema of its options (without the common keys).
     pub schema: fn(&mut SchemaGenerator) -> Schema,
 }
@@ -104,6 +120,18 @@ pub static REGISTRY: &[CheckSpec] = &[
     supported_version::SPEC,
     known_version::SPEC,
     load_error::SPEC,
+    scopes_disjoint::SPEC,
+    uri_template::SPEC,
+    base64::SPEC,
+    compare::SPEC,
+    membership::SPEC,
+    schema_walk::SPEC,
+    json_schema_document::SPEC,
+    scope_sets::SUBSET,
+    scope_sets::COVERAGE,
+    named_entry::SPEC,
+    local_reference::SPEC,
+    known_names::SPEC,
 ];
 
 pub fn lookup(name: &str) -> Option<&'static CheckSpec> {

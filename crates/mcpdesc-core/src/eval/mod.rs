@@ -4,19 +4,20 @@
 pub mod condition;
 pub mod context;
 pub mod scope;
+pub mod substitute;
 pub mod template;
 
 use std::collections::HashMap;
 
 use crate::checks::Node;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::document::{pointer, Document, LoadError};
+use crate::document::{pointer, Document, Limits, LoadError};
 use crate::path::Selected;
 use crate::rules::file::Enforcement;
 use crate::rules::{Catalogue, Rule};
 use crate::versions::VersionSet;
 
-use context::{excerpt, DocCache, EvalCtx, Finding};
+use context::{excerpt, DocCache, EvalCtx, Finding, LimitExceeded};
 use scope::ScopeMap;
 use template::fill_versions;
 
@@ -55,10 +56,21 @@ struct Raw {
     versions: VersionSet,
 }
 
-pub(crate) fn evaluate(cat: &Catalogue, doc: &Document, sel: &Selection) -> Vec<Diagnostic> {
-    let root = doc.value();
+pub(crate) fn evaluate(
+    cat: &Catalogue,
+    doc: &Document,
+    sel: &Selection,
+    limits: &Limits,
+) -> Vec<Diagnostic> {
+    let cache = DocCache::with_limits(limits);
+    // Rules see the document with its resolvable references replaced by their targets;
+    // positions are still looked up in the source (see `substitute`).
+    let substituted = cat
+        .references
+        .as_ref()
+        .and_then(|r| r.substitute_within(doc.value(), limits, &cache));
+    let root = substituted.as_ref().unwrap_or(doc.value());
     let scopes = ScopeMap::compute(root, &cat.scope, &cat.versions);
-    let cache = DocCache::default();
     let filter = sel.versions.unwrap_or(cat.versions.all());
     let mut selections: Vec<Option<Vec<Selected<'_>>>> = vec![None; cat.paths.len()];
     let mut raws: Vec<Raw> = Vec::new();
@@ -70,6 +82,7 @@ pub(crate) fn evaluate(cat: &Catalogue, doc: &Document, sel: &Selection) -> Vec<
         version: None,
         scopes: &scopes,
         cache: &cache,
+        limits,
     };
     for (index, rule) in cat.rules.iter().enumerate() {
         if !sel.includes(rule.id()) || rule.evaluated.intersection(filter).is_empty() {
@@ -101,7 +114,44 @@ pub(crate) fn evaluate(cat: &Catalogue, doc: &Document, sel: &Selection) -> Vec<
             }
         }
     }
-    merge(cat, doc, raws)
+    let mut out = merge(cat, doc, raws);
+    out.extend(limit_diagnostics(doc, cache.take_exceeded()));
+    sort(&mut out);
+    out
+}
+
+/// The rule id under which an exceeded evaluation limit is reported.
+pub const LIMIT_RULE: &str = "mcpdesc.limits";
+
+/// One error per evaluation limit exceeded, at the first node where it was: the evaluation
+/// skipped work past the limit, so the document cannot be called valid.
+fn limit_diagnostics(doc: &Document, exceeded: Vec<LimitExceeded>) -> Vec<Diagnostic> {
+    let mut out: Vec<(&'static str, usize, Diagnostic)> = Vec::new();
+    for e in exceeded {
+        if let Some((_, n, _)) = out.iter_mut().find(|(limit, _, _)| *limit == e.limit) {
+            *n += 1;
+            continue;
+        }
+        let pos = doc.spans().key_position(doc.value(), &e.pointer);
+        let diagnostic = Diagnostic {
+            rule: LIMIT_RULE.to_owned(),
+            severity: Severity::Error,
+            message: format!("evaluation incomplete: {e}"),
+            pointer: e.pointer,
+            line: pos.line,
+            column: pos.column,
+            versions: Vec::new(),
+        };
+        out.push((e.limit, 1, diagnostic));
+    }
+    out.into_iter()
+        .map(|(_, n, mut d)| {
+            if n > 1 {
+                d.message.push_str(&format!(" (at {n} places)"));
+            }
+            d
+        })
+        .collect()
 }
 
 impl<'d> EvalCtx<'d> {
@@ -114,6 +164,7 @@ impl<'d> EvalCtx<'d> {
             version: self.version,
             scopes: self.scopes,
             cache: self.cache,
+            limits: self.limits,
         }
     }
 }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::checks::{self, CompileCx};
 use crate::eval::condition::Condition;
 use crate::eval::scope::ScopeConfig;
+use crate::eval::substitute::ReferenceConfig;
 use crate::eval::template::{Template, COMMON_PARAMS};
 use crate::path::JsonPath;
 use crate::relpath::RelPath;
@@ -60,7 +61,8 @@ pub(super) fn compile(
             format!("a second `catalogue`; the first is in {}", cat_file.path),
         );
     }
-    let (def, versions, spec_versions, scope, mut paths) = compile_catalogue(cat_file, problems)?;
+    let (def, versions, spec_versions, scope, references, mut paths) =
+        compile_catalogue(cat_file, problems)?;
     let mut interned: HashMap<String, usize> = HashMap::new();
     for (i, p) in paths.iter().enumerate() {
         interned.insert(p.as_str().to_owned(), i);
@@ -119,6 +121,7 @@ pub(super) fn compile(
         versions,
         spec_versions,
         scope,
+        references,
         paths,
         rules,
         dir,
@@ -131,6 +134,7 @@ type CompiledCatalogue = (
     VersionList,
     Vec<semver::Version>,
     ScopeConfig,
+    Option<ReferenceConfig>,
     Vec<JsonPath>,
 );
 
@@ -180,12 +184,38 @@ fn compile_catalogue(f: &ParsedFile, problems: &mut Problems) -> Option<Compiled
         .enumerate()
         .filter_map(|(i, p)| path(p, &format!("/catalogue/scope/declarations/{i}"), problems))
         .collect();
+    let references = def.references.as_ref().map(|r| {
+        if !r.prefix.starts_with('#') {
+            problems.push_value(
+                f,
+                "/catalogue/references/prefix",
+                "a reference prefix is a local pointer fragment starting with `#`",
+            );
+        }
+        let sites = r
+            .sites
+            .iter()
+            .filter_map(|(p, allowed)| {
+                let ptr = format!(
+                    "/catalogue/references/sites/{}",
+                    crate::document::pointer::escape(p)
+                );
+                path(p, &ptr, problems).map(|jp| (jp, allowed.clone()))
+            })
+            .collect();
+        ReferenceConfig {
+            member: r.member.clone(),
+            prefix: r.prefix.clone(),
+            sites,
+            max_chain: r.max_chain.unwrap_or(64),
+        }
+    });
     let scope = ScopeConfig {
         root: root?,
         member: def.scope.member.clone(),
         declarations,
     };
-    Some((def, versions, spec_versions, scope, Vec::new()))
+    Some((def, versions, spec_versions, scope, references, Vec::new()))
 }
 
 struct RuleCompiler<'a> {

@@ -41,6 +41,30 @@ pub struct CatalogueDef {
     /// Base URL of the published rule pages; `{owner}` and `{id}` are substituted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docs_url: Option<String>,
+    /// In-document references the engine replaces by their targets before any rule runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub references: Option<ReferencesDef>,
+}
+
+/// In-document references: objects whose only member is `member`, holding a local pointer
+/// (`#/…`) that starts with `prefix`. At every use site, a reference that resolves is replaced
+/// by a copy of its target (following chains of references) before rules are evaluated, so
+/// rules judge the referenced value in the use site's scope. References that do not resolve
+/// (missing target, target outside the site's accepted prefixes, cycle, chain too long) are
+/// left as written for rules to report.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ReferencesDef {
+    /// Member name that makes an object a reference.
+    pub member: String,
+    /// Prefix of every reference followed, starting with `#`.
+    pub prefix: String,
+    /// Use sites (JSONPaths) and, for each, the target prefixes it accepts. A reference
+    /// found while following a chain is checked against the prefixes of its own site.
+    pub sites: BTreeMap<String, Vec<String>>,
+    /// Longest chain of references followed from one site (default 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_chain: Option<usize>,
 }
 
 /// Where protocol scopes are declared.

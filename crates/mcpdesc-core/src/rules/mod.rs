@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use crate::checks::Check;
 use crate::eval::condition::Condition;
 use crate::eval::scope::ScopeConfig;
+use crate::eval::substitute::ReferenceConfig;
 use crate::eval::template::Template;
 use crate::path::JsonPath;
 use crate::relpath::RelPath;
@@ -27,6 +28,8 @@ pub struct Catalogue {
     pub versions: VersionList,
     pub spec_versions: Vec<semver::Version>,
     pub(crate) scope: ScopeConfig,
+    /// References substituted before evaluation, if the catalogue declares them.
+    pub(crate) references: Option<ReferenceConfig>,
     /// Every distinct `given` path, evaluated once per document.
     pub(crate) paths: Vec<JsonPath>,
     pub rules: Vec<Rule>,

@@ -1,0 +1,183 @@
+//! `mcpdesc.toml`: defaults for the flags of `validate` and per-path rule ignores.
+//!
+//! ```toml
+//! [validate]
+//! strict = true
+//! fail-on = "warning"
+//! ignore = ["mcpdesc.tools.description-present"]
+//!
+//! [[ignore]]
+//! paths = ["servers/legacy/**"]
+//! rules = ["mcp.elicitation.*"]
+//! reason = "legacy servers predate elicitation"
+//! ```
+//!
+//! The file is found by walking up from each input's directory; `--config FILE` names one for
+//! every input. Paths in the file are relative to the directory that holds it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use mcpdesc_core::Severity;
+use serde::Deserialize;
+
+use crate::render::OutputFormat;
+use crate::suppress::rule_matches;
+
+/// The configuration file's name.
+pub const FILE_NAME: &str = "mcpdesc.toml";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    validate: Defaults,
+    #[serde(default)]
+    ignore: Vec<PathIgnore>,
+}
+
+/// Defaults for the flags of `mcpdesc validate`; a flag given on the command line wins.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Defaults {
+    pub format: Option<OutputFormat>,
+    pub color: Option<ColorWhen>,
+    pub strict: Option<bool>,
+    pub fail_on: Option<FailOn>,
+    pub select: Option<Vec<String>>,
+    pub ignore: Option<Vec<String>>,
+    pub protocol_versions: Option<Vec<String>>,
+    pub docs_base_url: Option<String>,
+    /// Rules directory, relative to the configuration file.
+    pub rules: Option<PathBuf>,
+    /// Baseline file, relative to the configuration file.
+    pub baseline: Option<PathBuf>,
+}
+
+/// When to colour the text output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    Always,
+    Never,
+}
+
+/// The lowest severity that makes `validate` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+}
+
+impl FailOn {
+    pub fn severity(self) -> Severity {
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PathIgnore {
+    paths: Vec<String>,
+    rules: Vec<String>,
+    #[allow(dead_code)]
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// A loaded configuration file.
+#[derive(Debug)]
+pub struct Config {
+    pub path: PathBuf,
+    /// The directory holding the file; relative paths in it resolve here.
+    pub dir: PathBuf,
+    pub defaults: Defaults,
+    ignores: Vec<(GlobSet, Vec<String>)>,
+}
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let file: ConfigFile =
+            toml::from_str(&text).with_context(|| format!("invalid {}", path.display()))?;
+        let dir = absolute(path.parent().unwrap_or(Path::new(".")));
+        let mut ignores = Vec::new();
+        for ig in file.ignore {
+            let mut set = GlobSetBuilder::new();
+            for p in &ig.paths {
+                let glob = GlobBuilder::new(p.trim_start_matches("./"))
+                    .literal_separator(true)
+                    .build()
+                    .with_context(|| format!("{}: bad path pattern `{p}`", path.display()))?;
+                set.add(glob);
+            }
+            ignores.push((set.build()?, ig.rules));
+        }
+        let mut defaults = file.validate;
+        defaults.rules = defaults.rules.map(|r| dir.join(r));
+        defaults.baseline = defaults.baseline.map(|b| dir.join(b));
+        Ok(Config {
+            path: path.to_owned(),
+            dir,
+            defaults,
+            ignores,
+        })
+    }
+
+    /// Whether an `[[ignore]]` block covers rule `rule` in the document at `file` (absolute).
+    pub fn ignores(&self, file: &Path, rule: &str) -> bool {
+        if self.ignores.is_empty() {
+            return false;
+        }
+        let rel = file.strip_prefix(&self.dir).unwrap_or(file);
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        self.ignores
+            .iter()
+            .any(|(set, rules)| set.is_match(&rel) && rules.iter().any(|p| rule_matches(p, rule)))
+    }
+}
+
+/// `path` made absolute and, where it exists, free of symbolic links and `..`.
+pub fn absolute(path: &Path) -> PathBuf {
+    path.canonicalize()
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_owned())
+}
+
+/// Finds and caches the nearest `mcpdesc.toml` at or above each directory.
+#[derive(Default)]
+pub struct Discovery {
+    cache: HashMap<PathBuf, Option<Arc<Config>>>,
+}
+
+impl Discovery {
+    /// The configuration for documents in `dir` (absolute).
+    pub fn for_dir(&mut self, dir: &Path) -> Result<Option<Arc<Config>>> {
+        if let Some(found) = self.cache.get(dir) {
+            return Ok(found.clone());
+        }
+        let candidate = dir.join(FILE_NAME);
+        let found = if candidate.is_file() {
+            Some(Arc::new(Config::load(&candidate)?))
+        } else {
+            match dir.parent() {
+                Some(parent) => self.for_dir(parent)?,
+                None => None,
+            }
+        };
+        self.cache.insert(dir.to_owned(), found.clone());
+        Ok(found)
+    }
+}

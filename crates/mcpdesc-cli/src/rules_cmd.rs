@@ -1,0 +1,142 @@
+//! `mcpdesc rules list`, `mcpdesc rules show` / `mcpdesc explain`, and `mcpdesc completions`.
+
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use mcpdesc_core::rules::file::Applicability;
+use mcpdesc_core::{Catalogue, Engine, Rule};
+
+use crate::cli::{Format, RulesArgs};
+use crate::render::{self, DocUrls};
+use crate::suppress::CLI_RULES;
+
+/// Which rules `rules list` shows.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RuleFilter {
+    /// Only rules of this owner (`mcp` or `mcpdesc`).
+    #[arg(long, value_name = "OWNER")]
+    pub owner: Option<String>,
+    /// Only rules whose surface contains this text (case-insensitive), e.g. `tool`.
+    #[arg(long, value_name = "TEXT")]
+    pub surface: Option<String>,
+    /// Only rules of this level (`must`, `should`, `may`).
+    #[arg(long, value_name = "LEVEL")]
+    pub level: Option<String>,
+    /// Only rules evaluated for this MCP protocol version.
+    #[arg(long = "protocol-version", value_name = "VERSION")]
+    pub protocol_version: Option<String>,
+}
+
+/// `rules show ID` and `explain ID`.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// Rule id (`mcpdesc rules list` shows them all).
+    #[arg(value_name = "ID")]
+    pub id: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Base URL of the rule pages (see `validate --docs-base-url`).
+    #[arg(long, value_name = "URL")]
+    pub docs_base_url: Option<String>,
+}
+
+/// `completions SHELL`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to write a completion script for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+fn engine(args: &RulesArgs) -> Result<Engine> {
+    match &args.rules {
+        Some(dir) => Engine::from_dir(dir),
+        None => Engine::embedded(),
+    }
+    .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+fn known<'a>(what: &str, value: &str, allowed: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    let allowed: Vec<&str> = allowed.into_iter().collect();
+    if !allowed.contains(&value) {
+        bail!("unknown {what} `{value}`; expected one of: {}", allowed.join(", "));
+    }
+    Ok(())
+}
+
+/// The rules `filter` keeps, in catalogue order.
+pub fn filtered<'a>(cat: &'a Catalogue, filter: &RuleFilter) -> Result<Vec<&'a Rule>> {
+    if let Some(o) = &filter.owner {
+        known("owner", o, ["mcp", "mcpdesc"])?;
+    }
+    if let Some(l) = &filter.level {
+        known("level", l, ["must", "should", "may"])?;
+    }
+    if let Some(v) = &filter.protocol_version {
+        known("protocol version", v, cat.versions.iter().map(|(_, n)| n))?;
+    }
+    let surface = filter.surface.as_ref().map(|s| s.to_lowercase());
+    Ok(cat
+        .rules
+        .iter()
+        .filter(|r| filter.owner.as_ref().is_none_or(|o| r.def.owner.as_str() == o))
+        .filter(|r| filter.level.as_ref().is_none_or(|l| r.def.level.as_str() == l))
+        .filter(|r| {
+            surface
+                .as_ref()
+                .is_none_or(|s| r.def.surface.to_lowercase().contains(s.as_str()))
+        })
+        .filter(|r| {
+            filter.protocol_version.as_ref().is_none_or(|v| {
+                matches!(
+                    r.def.applicability.get(v),
+                    Some(Applicability::Applies | Applicability::Warns)
+                )
+            })
+        })
+        .collect())
+}
+
+pub fn list(rules: &RulesArgs, filter: &RuleFilter, format: Format) -> Result<ExitCode> {
+    let engine = engine(rules)?;
+    let cat = engine.catalogue();
+    let selected = filtered(cat, filter)?;
+    print!("{}", render::rules::list(cat, &selected, format)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn show(args: &ShowArgs) -> Result<ExitCode> {
+    let engine = engine(&args.rules)?;
+    let cat = engine.catalogue();
+    if let Some(rule) = cat.rule(&args.id) {
+        let docs = DocUrls::new(cat, args.docs_base_url.as_deref());
+        print!("{}", render::rules::show(cat, rule, &docs));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(r) = CLI_RULES.iter().find(|r| r.id == args.id) {
+        println!("{}\n{}\n{}\n", r.id, "=".repeat(r.id.len()), r.title);
+        println!("{}\n", r.description);
+        println!("Reported by the command line, not by a catalogue rule; default severity: {}.", r.severity.as_str());
+        println!("See docs/cli.md, \"In-document suppressions\".");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let needle = args.id.to_lowercase();
+    let tail = needle.rsplit('.').next().unwrap_or(&needle).to_owned();
+    let close: Vec<&str> = cat
+        .rules
+        .iter()
+        .map(Rule::id)
+        .filter(|id| id.to_lowercase().contains(&tail))
+        .take(5)
+        .collect();
+    if close.is_empty() {
+        bail!("no rule `{}`; `mcpdesc rules list` shows every rule", args.id);
+    }
+    bail!("no rule `{}`; did you mean: {}", args.id, close.join(", "));
+}
+
+pub fn completions(args: &CompletionsArgs) -> Result<ExitCode> {
+    let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
+    clap_complete::generate(args.shell, &mut cmd, "mcpdesc", &mut std::io::stdout());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,267 @@
+//! In-document suppressions: the root specification extension `x-mcpdesc-suppress`.
+//!
+//! ```yaml
+//! x-mcpdesc-suppress:
+//!   - rule: mcp.elicitation.protocol-version   # an id, or a prefix such as `mcp.elicitation.*`
+//!     pointer: /tools/0                        # optional: this node and everything below it
+//!     reason: URL mode is negotiated out of band
+//! ```
+//!
+//! The findings of the document are matched against the entries here, in the command-line
+//! layer; the engine knows nothing of it. Entries that silence nothing and malformed entries
+//! are reported under the command line's own rule ids, listed in [`CLI_RULES`].
+
+use mcpdesc_core::{Diagnostic, Document, Selection, Severity};
+use serde_json::Value;
+
+/// The root member that holds the suppressions.
+pub const SUPPRESS_KEY: &str = "x-mcpdesc-suppress";
+/// A suppression that matched no finding of its document.
+pub const UNUSED: &str = "mcpdesc-cli.unused-suppression";
+/// A suppression entry that is not `{rule, reason, pointer?}`.
+pub const INVALID: &str = "mcpdesc-cli.invalid-suppression";
+
+/// A rule that the command line, not the catalogue, reports.
+pub struct CliRule {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub severity: Severity,
+}
+
+/// The command line's own rules (documented in `docs/cli.md`).
+pub const CLI_RULES: &[CliRule] = &[
+    CliRule {
+        id: UNUSED,
+        title: "Remove suppressions that silence nothing",
+        description: "An `x-mcpdesc-suppress` entry matched no finding of its document: the \
+                      problem was fixed or the rule id or pointer is wrong. Remove the entry so \
+                      that it cannot hide a future finding.",
+        severity: Severity::Warning,
+    },
+    CliRule {
+        id: INVALID,
+        title: "Write suppressions as {rule, reason, pointer?}",
+        description: "Every `x-mcpdesc-suppress` entry is an object with a non-empty `rule` \
+                      (a rule id or prefix), a non-empty `reason`, and optionally a `pointer` \
+                      (an RFC 6901 JSON Pointer); the member itself is an array.",
+        severity: Severity::Error,
+    },
+];
+
+/// One parsed suppression entry.
+#[derive(Debug, Clone)]
+pub struct Suppression {
+    /// Index in the `x-mcpdesc-suppress` array.
+    pub index: usize,
+    pub rule: String,
+    /// The node it covers, with its descendants; `None` for the whole document.
+    pub pointer: Option<String>,
+    pub reason: String,
+    pub used: bool,
+}
+
+impl Suppression {
+    fn matches(&self, d: &Diagnostic) -> bool {
+        rule_matches(&self.rule, &d.rule)
+            && match &self.pointer {
+                None => true,
+                Some(p) => {
+                    p.is_empty()
+                        || d.pointer == *p
+                        || d.pointer
+                            .strip_prefix(p.as_str())
+                            .is_some_and(|rest| rest.starts_with('/'))
+                }
+            }
+    }
+}
+
+/// Whether rule `id` matches `pattern` (an id, or a prefix such as `mcp.elicitation.*`), with
+/// the same meaning as `--select`.
+pub fn rule_matches(pattern: &str, id: &str) -> bool {
+    Selection {
+        select: vec![pattern.to_owned()],
+        ..Selection::default()
+    }
+    .includes(id)
+}
+
+fn cli_diagnostic(rule: &str, severity: Severity, message: String, pointer: String, doc: &Document) -> Diagnostic {
+    let pos = doc.position(&pointer);
+    Diagnostic {
+        rule: rule.to_owned(),
+        severity,
+        message,
+        pointer,
+        line: pos.line,
+        column: pos.column,
+        versions: Vec::new(),
+    }
+}
+
+/// The document's suppressions, and diagnostics for malformed entries.
+pub fn parse(doc: &Document) -> (Vec<Suppression>, Vec<Diagnostic>) {
+    let mut sups = Vec::new();
+    let mut problems = Vec::new();
+    let Some(value) = doc.value().as_object().and_then(|o| o.get(SUPPRESS_KEY)) else {
+        return (sups, problems);
+    };
+    let base = format!("/{SUPPRESS_KEY}");
+    let Some(entries) = value.as_array() else {
+        problems.push(cli_diagnostic(
+            INVALID,
+            Severity::Error,
+            format!("`{SUPPRESS_KEY}` must be an array of {{rule, reason, pointer?}} objects"),
+            base,
+            doc,
+        ));
+        return (sups, problems);
+    };
+    for (index, entry) in entries.iter().enumerate() {
+        let at = format!("{base}/{index}");
+        match entry_of(entry) {
+            Ok((rule, pointer, reason)) => sups.push(Suppression {
+                index,
+                rule,
+                pointer,
+                reason,
+                used: false,
+            }),
+            Err(why) => problems.push(cli_diagnostic(INVALID, Severity::Error, why, at, doc)),
+        }
+    }
+    (sups, problems)
+}
+
+fn entry_of(entry: &Value) -> Result<(String, Option<String>, String), String> {
+    let obj = entry
+        .as_object()
+        .ok_or("a suppression must be an object {rule, reason, pointer?}")?;
+    if let Some(k) = obj.keys().find(|k| !["rule", "pointer", "reason"].contains(&k.as_str())) {
+        return Err(format!(
+            "unknown member `{k}` in a suppression (expected `rule`, `pointer`, `reason`)"
+        ));
+    }
+    let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::trim);
+    let rule = match text("rule") {
+        Some(r) if !r.is_empty() => r.to_owned(),
+        _ => return Err("a suppression needs a `rule`: a rule id or prefix".into()),
+    };
+    let reason = match text("reason") {
+        Some(r) if !r.is_empty() => r.to_owned(),
+        _ => return Err(format!("the suppression of `{rule}` needs a `reason`")),
+    };
+    let pointer = match obj.get("pointer") {
+        None => None,
+        Some(Value::String(p)) if p.is_empty() || p.starts_with('/') => Some(p.clone()),
+        Some(_) => {
+            return Err(format!(
+                "the `pointer` of the suppression of `{rule}` must be a JSON Pointer (\"\" or starting with `/`)"
+            ))
+        }
+    };
+    Ok((rule, pointer, reason))
+}
+
+/// Removes the findings some suppression covers (marking it used); returns how many went.
+pub fn apply(diagnostics: &mut Vec<Diagnostic>, sups: &mut [Suppression]) -> usize {
+    let before = diagnostics.len();
+    diagnostics.retain(|d| {
+        let mut hit = false;
+        for s in sups.iter_mut() {
+            if s.matches(d) {
+                s.used = true;
+                hit = true;
+            }
+        }
+        !hit
+    });
+    before - diagnostics.len()
+}
+
+/// Diagnostics for suppressions that silenced nothing. `could_fire(pattern)` says whether a
+/// rule matching the pattern ran at all in this invocation (a suppression of a deselected rule
+/// is not reported); `known(pattern)` whether the catalogue has such a rule.
+pub fn unused(
+    doc: &Document,
+    sups: &[Suppression],
+    could_fire: impl Fn(&str) -> bool,
+    known: impl Fn(&str) -> bool,
+) -> Vec<Diagnostic> {
+    sups.iter()
+        .filter(|s| !s.used)
+        .filter_map(|s| {
+            let message = if !known(&s.rule) {
+                format!("the suppression names `{}`, which matches no rule", s.rule)
+            } else if could_fire(&s.rule) {
+                match &s.pointer {
+                    Some(p) => format!(
+                        "the suppression of `{}` at `{p}` matches no finding; remove it",
+                        s.rule
+                    ),
+                    None => format!("the suppression of `{}` matches no finding; remove it", s.rule),
+                }
+            } else {
+                return None;
+            };
+            Some(cli_diagnostic(
+                UNUSED,
+                Severity::Warning,
+                message,
+                format!("/{SUPPRESS_KEY}/{}", s.index),
+                doc,
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcpdesc_core::{Format, Limits};
+
+    fn doc(text: &str) -> Document {
+        Document::parse_str(text, Format::Json, &Limits::default()).unwrap()
+    }
+
+    fn diag(rule: &str, pointer: &str) -> Diagnostic {
+        Diagnostic {
+            rule: rule.into(),
+            severity: Severity::Error,
+            message: "m".into(),
+            pointer: pointer.into(),
+            line: 1,
+            column: 1,
+            versions: vec![],
+        }
+    }
+
+    #[test]
+    fn matches_by_rule_prefix_and_subtree() {
+        let d = doc(
+            r#"{"x-mcpdesc-suppress": [
+                {"rule": "mcp.elicitation.*", "pointer": "/tools/0", "reason": "r"},
+                {"rule": "mcpdesc.info.name", "reason": "r"}]}"#,
+        );
+        let (mut sups, problems) = parse(&d);
+        assert!(problems.is_empty());
+        let mut diags = vec![
+            diag("mcp.elicitation.mode", "/tools/0/elicitations/0"),
+            diag("mcp.elicitation.mode", "/tools/10"),
+            diag("mcpdesc.info.name", "/info"),
+        ];
+        assert_eq!(apply(&mut diags, &mut sups), 2);
+        assert_eq!(diags[0].pointer, "/tools/10");
+        assert!(sups.iter().all(|s| s.used));
+    }
+
+    #[test]
+    fn malformed_entries_are_reported() {
+        let d = doc(r#"{"x-mcpdesc-suppress": [{"rule": "a"}, {"reason": "b"}, 3, {"rule": "a", "reason": "b", "pointer": "x"}]}"#);
+        let (sups, problems) = parse(&d);
+        assert!(sups.is_empty());
+        assert_eq!(problems.len(), 4);
+        assert!(problems.iter().all(|p| p.rule == INVALID));
+    }
+}

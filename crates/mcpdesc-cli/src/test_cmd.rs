@@ -1,0 +1,372 @@
+//! `mcpdesc test`: the fixture regression runner (sidecars, folder conventions, declared
+//! examples, registry checks) and its text, JUnit and JSON renderings.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use mcpdesc_core::corpus::runner::{self, FixtureOutcome, SidecarState, TestOptions, TestRun};
+use mcpdesc_core::corpus::sidecar;
+use mcpdesc_core::examples::{ExampleOutcome, Expectation};
+use mcpdesc_core::Engine;
+use serde_json::{json, Value};
+
+#[derive(Debug, clap::Args)]
+pub struct TestArgs {
+    /// Fixture files or directories (walked for `*.json`, `*.yaml`, `*.yml`).
+    #[arg(required = true, value_name = "CORPUS")]
+    pub corpus: Vec<PathBuf>,
+    /// Load rules from this directory instead of the embedded catalogue.
+    #[arg(long, value_name = "DIR")]
+    pub rules: Option<PathBuf>,
+    /// Rewrite each fixture's `<name>.expected.yaml` from its actual diagnostics (creating
+    /// missing ones).
+    #[arg(long)]
+    pub bless: bool,
+    #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+    pub format: TestFormat,
+    /// Only fixtures whose expected or actual diagnostics involve this rule, plus the rule's
+    /// examples.
+    #[arg(long, value_name = "ID")]
+    pub rule: Option<String>,
+    /// Run every rule's examples and the registry checks even when CORPUS is not the
+    /// catalogue's fixture directory.
+    #[arg(long)]
+    pub examples: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TestFormat {
+    Text,
+    Junit,
+    Json,
+}
+
+pub fn run(args: TestArgs) -> Result<ExitCode> {
+    let engine = match &args.rules {
+        Some(dir) => Engine::from_dir(dir),
+        None => Engine::embedded(),
+    }
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if args.examples && engine.catalogue().fixtures_dir().is_none() {
+        anyhow::bail!("--examples: the catalogue names no fixture directory (`fixtures`)");
+    }
+    if let Some(id) = &args.rule {
+        if engine.catalogue().rule(id).is_none() {
+            eprintln!("warning: the catalogue has no rule `{id}`; selecting by sidecars only");
+        }
+    }
+    let opts = TestOptions {
+        bless: args.bless,
+        rule: args.rule.clone(),
+        examples: args.examples,
+    };
+    let result = runner::run(&engine, &args.corpus, &opts)?;
+    match args.format {
+        TestFormat::Text => print!("{}", text(&result)),
+        TestFormat::Junit => {
+            print!("{}", junit(&result));
+            eprintln!("{}", result.summary());
+        }
+        TestFormat::Json => {
+            println!("{}", serde_json::to_string_pretty(&to_json(&result))?);
+            eprintln!("{}", result.summary());
+        }
+    }
+    Ok(if result.failed() > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Failures in detail, notes, then the `N passed, N failed` line.
+pub fn text(run: &TestRun) -> String {
+    let mut out = String::new();
+    for f in &run.fixtures {
+        if f.blessed {
+            let what = match f.state {
+                SidecarState::Missing => "created",
+                _ => "updated",
+            };
+            let _ = writeln!(out, "blessed {} ({what})", f.sidecar.display());
+        }
+        if !f.passed() {
+            let _ = writeln!(out, "FAIL {}", f.doc.display);
+            out.push_str(&fixture_details(f));
+            let _ = writeln!(out);
+        }
+    }
+    for e in run.examples.iter().filter(|e| e.failure.is_some()) {
+        let _ = writeln!(out, "FAIL example {}", example_name(e));
+        let _ = writeln!(out, "  {}\n", e.failure.as_deref().unwrap_or_default());
+    }
+    for r in run.registry.iter().filter(|r| !r.passed()) {
+        let _ = writeln!(out, "FAIL registry {}: {}", r.name, r.description);
+        for f in &r.failures {
+            let _ = writeln!(out, "  {} ({}): {}", f.rule, f.source, f.message);
+        }
+        let _ = writeln!(out);
+    }
+    let unguarded = run
+        .fixtures
+        .iter()
+        .filter(|f| f.state == SidecarState::Missing && !f.blessed)
+        .count();
+    if unguarded > 0 {
+        let _ = writeln!(
+            out,
+            "note: {unguarded} fixture(s) have no sidecar and are checked against their folder only; `--bless` creates sidecars"
+        );
+    }
+    if !run.examples_ran {
+        let _ = writeln!(
+            out,
+            "note: rule examples and registry checks not run (CORPUS is not the catalogue's fixture directory; use --examples)"
+        );
+    }
+    if run.blessed() > 0 {
+        let _ = writeln!(out, "blessed {} sidecar(s)", run.blessed());
+    }
+    let _ = writeln!(out, "{}", run.summary());
+    out
+}
+
+fn example_name(e: &ExampleOutcome) -> String {
+    let kind = match e.expectation {
+        Expectation::Valid => "valid",
+        Expectation::Invalid => "invalid",
+    };
+    format!("{} ({kind}) {}#{}", e.rule, e.fixture, e.pointer)
+}
+
+/// Why a fixture failed: its problems, the sidecar diff, and the actual diagnostics when
+/// its folder verdict failed.
+fn fixture_details(f: &FixtureOutcome) -> String {
+    let mut out = String::new();
+    for p in f.problems.iter().chain(&f.verdict_failure) {
+        let _ = writeln!(out, "  {p}");
+    }
+    match &f.state {
+        SidecarState::Malformed { error } => {
+            let _ = writeln!(out, "  malformed sidecar: {error}");
+        }
+        SidecarState::Differs { expected } if !f.blessed => {
+            let old = sidecar::render(expected);
+            let new = sidecar::render(&f.actual);
+            let diff = similar::TextDiff::from_lines(&old, &new);
+            let header_old = format!("{} (expected)", f.sidecar.display());
+            let _ = write!(
+                out,
+                "{}",
+                diff.unified_diff()
+                    .context_radius(3)
+                    .header(&header_old, "actual")
+            );
+            let _ = writeln!(
+                out,
+                "hint: if the change is intended, accept it with `mcpdesc test --bless`"
+            );
+        }
+        _ => {}
+    }
+    if f.verdict_failure.is_some() {
+        if let Some(report) = &f.report {
+            if let Some(e) = &report.load_error {
+                let _ = writeln!(
+                    out,
+                    "  load failure {} at {}:{}: {}",
+                    e.code, e.line, e.column, e.message
+                );
+            }
+            for d in &report.diagnostics {
+                let _ = writeln!(
+                    out,
+                    "  {}:{}: {}[{}] {} {}",
+                    d.line,
+                    d.column,
+                    d.severity.as_str(),
+                    d.rule,
+                    d.pointer,
+                    d.message
+                );
+            }
+        }
+    }
+    out
+}
+
+/// JUnit XML: one test suite each for fixtures, examples and registry checks.
+pub fn junit(run: &TestRun) -> String {
+    struct Case {
+        name: String,
+        failure: Option<(String, String)>,
+    }
+    let fixtures: Vec<Case> = run
+        .fixtures
+        .iter()
+        .map(|f| Case {
+            name: f.doc.display.clone(),
+            failure: (!f.passed()).then(|| {
+                let first = f
+                    .problems
+                    .iter()
+                    .chain(&f.verdict_failure)
+                    .next()
+                    .cloned()
+                    .unwrap_or_else(|| "diagnostics differ from the sidecar".into());
+                (first, fixture_details(f))
+            }),
+        })
+        .collect();
+    let examples: Vec<Case> = run
+        .examples
+        .iter()
+        .map(|e| Case {
+            name: example_name(e),
+            failure: e.failure.clone().map(|f| (f.clone(), f)),
+        })
+        .collect();
+    let registry: Vec<Case> = run
+        .registry
+        .iter()
+        .map(|r| Case {
+            name: format!("{}: {}", r.name, r.description),
+            failure: (!r.passed()).then(|| {
+                let body = r
+                    .failures
+                    .iter()
+                    .map(|f| format!("{} ({}): {}", f.rule, f.source, f.message))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                (format!("{} rule(s) fail", r.failures.len()), body)
+            }),
+        })
+        .collect();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"mcpdesc test\" tests=\"{}\" failures=\"{}\">",
+        run.passed() + run.failed(),
+        run.failed()
+    );
+    for (suite, cases) in [
+        ("fixtures", fixtures),
+        ("examples", examples),
+        ("registry", registry),
+    ] {
+        let failures = cases.iter().filter(|c| c.failure.is_some()).count();
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{suite}\" tests=\"{}\" failures=\"{failures}\">",
+            cases.len()
+        );
+        for c in cases {
+            let name = xml(&c.name);
+            match c.failure {
+                None => {
+                    let _ = writeln!(out, "    <testcase classname=\"{suite}\" name=\"{name}\"/>");
+                }
+                Some((message, body)) => {
+                    let _ = writeln!(
+                        out,
+                        "    <testcase classname=\"{suite}\" name=\"{name}\">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
+                        xml(&message),
+                        xml(&body)
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out, "  </testsuite>");
+    }
+    let _ = writeln!(out, "</testsuites>");
+    out
+}
+
+/// Escapes text for XML attributes and content, dropping characters XML cannot hold.
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' | '\t' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The JSON report: counts, then every fixture, example and registry check.
+pub fn to_json(run: &TestRun) -> Value {
+    let fixtures: Vec<Value> = run
+        .fixtures
+        .iter()
+        .map(|f| {
+            let state = match &f.state {
+                SidecarState::Missing => "missing",
+                SidecarState::Matches => "matches",
+                SidecarState::Differs { .. } => "differs",
+                SidecarState::Malformed { .. } => "malformed",
+            };
+            json!({
+                "path": f.doc.display,
+                "passed": f.passed(),
+                "sidecar": f.sidecar.display().to_string(),
+                "sidecarState": state,
+                "blessed": f.blessed,
+                "folder": f.folder.map(|x| x.as_str()),
+                "verdictFailure": f.verdict_failure,
+                "problems": f.problems,
+                "expected": f.expected(),
+                "actual": f.actual,
+                "malformed": match &f.state {
+                    SidecarState::Malformed { error } => Some(error.as_str()),
+                    _ => None,
+                },
+            })
+        })
+        .collect();
+    let examples: Vec<Value> = run
+        .examples
+        .iter()
+        .map(|e| {
+            json!({
+                "rule": e.rule,
+                "expectation": match e.expectation {
+                    Expectation::Valid => "valid",
+                    Expectation::Invalid => "invalid",
+                },
+                "fixture": e.fixture,
+                "pointer": e.pointer,
+                "passed": e.failure.is_none(),
+                "failure": e.failure,
+            })
+        })
+        .collect();
+    let registry: Vec<Value> = run
+        .registry
+        .iter()
+        .map(|r| {
+            json!({
+                "name": r.name,
+                "description": r.description,
+                "passed": r.passed(),
+                "failures": r.failures,
+            })
+        })
+        .collect();
+    json!({
+        "passed": run.passed(),
+        "failed": run.failed(),
+        "examplesRan": run.examples_ran,
+        "fixtures": fixtures,
+        "examples": examples,
+        "registry": registry,
+    })
+}

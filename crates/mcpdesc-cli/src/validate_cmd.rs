@@ -1,0 +1,445 @@
+//! `mcpdesc validate`: expand the inputs, validate them in parallel with one shared engine,
+//! apply configuration ignores, in-document suppressions, the strict profile and the
+//! baseline, render, and choose the exit code.
+
+use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mcpdesc_core::{Engine, Format, LoadFailure, Selection, Severity};
+use rayon::prelude::*;
+
+use crate::baseline::{self, Baseline};
+use crate::cli::ValidateArgs;
+use crate::config::{self, ColorWhen, Config, Discovery, FailOn};
+use crate::inputs::{self, Input, Source};
+use crate::render::{self, DocUrls, FileResult, OutputFormat, RenderContext};
+use crate::suppress;
+
+/// Output, profile, selection, suppression and baseline flags of `validate`. Each can also
+/// be set under `[validate]` in `mcpdesc.toml`; the command line wins.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ValidateOptions {
+    /// Output format [default: text].
+    #[arg(long, value_enum, help_heading = "Output")]
+    pub format: Option<OutputFormat>,
+    /// Colour the text output: on a terminal unless NO_COLOR is set (auto), always, never
+    /// [default: auto].
+    #[arg(long, value_enum, value_name = "WHEN", help_heading = "Output")]
+    pub color: Option<ColorWhen>,
+    /// Base URL of the rule pages linked from each finding: a template with `{owner}` and
+    /// `{id}`, or a base under which `{owner}/{id}` is appended [default: the catalogue's
+    /// `docs-url`].
+    #[arg(long, value_name = "URL", help_heading = "Output")]
+    pub docs_base_url: Option<String>,
+    /// Never show a progress bar.
+    #[arg(long, help_heading = "Output")]
+    pub no_progress: bool,
+
+    /// Use the strict profile: warnings are reported as errors (and the report says so).
+    #[arg(long, help_heading = "Profile and selection")]
+    pub strict: bool,
+    /// Lowest severity that makes the run fail (exit 1) [default: error].
+    #[arg(long, value_enum, value_name = "LEVEL", help_heading = "Profile and selection")]
+    pub fail_on: Option<FailOn>,
+    /// Run only these rules: ids or prefixes (`mcp.elicitation.*`); repeatable or
+    /// comma-separated. Replaces `select` of the configuration file.
+    #[arg(
+        long,
+        value_name = "RULE",
+        value_delimiter = ',',
+        help_heading = "Profile and selection"
+    )]
+    pub select: Vec<String>,
+    /// Skip these rules: ids or prefixes; repeatable or comma-separated. Adds to `ignore` of
+    /// the configuration file.
+    #[arg(
+        long,
+        value_name = "RULE",
+        value_delimiter = ',',
+        help_heading = "Profile and selection"
+    )]
+    pub ignore: Vec<String>,
+    /// Check only for this MCP protocol version (repeatable).
+    #[arg(
+        long = "protocol-version",
+        value_name = "VERSION",
+        help_heading = "Profile and selection"
+    )]
+    pub protocol_versions: Vec<String>,
+
+    /// Name used for the document read from standard input (`-`); its extension picks JSON
+    /// or YAML.
+    #[arg(long, value_name = "PATH", help_heading = "Inputs")]
+    pub stdin_filename: Option<String>,
+    /// Use this configuration file for every input instead of discovering `mcpdesc.toml`.
+    #[arg(long, value_name = "FILE", help_heading = "Inputs")]
+    pub config: Option<PathBuf>,
+    /// Ignore every `mcpdesc.toml`.
+    #[arg(long, conflicts_with = "config", help_heading = "Inputs")]
+    pub no_config: bool,
+
+    /// Report only findings not recorded in this baseline file.
+    #[arg(long, value_name = "FILE", help_heading = "Baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Record today's findings in the `--baseline` file (replacing it) and exit 0.
+    #[arg(long, help_heading = "Baseline")]
+    pub write_baseline: bool,
+}
+
+/// The flags after merging the configuration file's defaults.
+struct Settings {
+    format: OutputFormat,
+    color: ColorWhen,
+    strict: bool,
+    fail_on: Severity,
+    select: Vec<String>,
+    ignore: Vec<String>,
+    versions: Vec<String>,
+    docs_base_url: Option<String>,
+    rules: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+}
+
+fn settings(args: &ValidateArgs, config: Option<&Config>) -> Settings {
+    let o = &args.options;
+    let d = config.map(|c| c.defaults.clone()).unwrap_or_default();
+    let mut ignore = d.ignore.unwrap_or_default();
+    ignore.extend(o.ignore.iter().cloned());
+    Settings {
+        format: o.format.or(d.format).unwrap_or(OutputFormat::Text),
+        color: o.color.or(d.color).unwrap_or(ColorWhen::Auto),
+        strict: o.strict || d.strict.unwrap_or(false),
+        fail_on: o.fail_on.or(d.fail_on).unwrap_or(FailOn::Error).severity(),
+        select: if o.select.is_empty() {
+            d.select.unwrap_or_default()
+        } else {
+            o.select.clone()
+        },
+        ignore,
+        versions: if o.protocol_versions.is_empty() {
+            d.protocol_versions.unwrap_or_default()
+        } else {
+            o.protocol_versions.clone()
+        },
+        docs_base_url: o.docs_base_url.clone().or(d.docs_base_url),
+        rules: args.rules.rules.clone().or(d.rules),
+        baseline: o.baseline.clone().or(d.baseline),
+    }
+}
+
+/// Runs `validate`; usage and rule errors come back as `Err` (exit 2).
+pub fn run(args: ValidateArgs) -> Result<ExitCode> {
+    let o = &args.options;
+    let explicit = match &o.config {
+        Some(path) => Some(Arc::new(Config::load(path)?)),
+        None => None,
+    };
+    let mut discovery = Discovery::default();
+    let cwd_config = match (&explicit, o.no_config) {
+        (Some(c), _) => Some(c.clone()),
+        (None, true) => None,
+        (None, false) => discovery.for_dir(&config::absolute(Path::new(".")))?,
+    };
+    let s = settings(&args, cwd_config.as_deref());
+
+    let engine = match &s.rules {
+        Some(dir) => Engine::from_dir(dir),
+        None => Engine::embedded(),
+    }
+    .map_err(|e| anyhow::anyhow!("{e}"))?
+    .with_limits(args.limits.limits());
+    let cat = engine.catalogue();
+    let mut versions = None;
+    if !s.versions.is_empty() {
+        let mut set = mcpdesc_core::versions::VersionSet::EMPTY;
+        for v in &s.versions {
+            match cat.versions.parse(v) {
+                Some(v) => set.insert(v),
+                None => bail!(
+                    "unknown protocol version `{v}`; known versions: {}",
+                    cat.versions
+                        .iter()
+                        .map(|(_, n)| n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
+        }
+        versions = Some(set);
+    }
+    let selection = Selection {
+        select: s.select.clone(),
+        ignore: s.ignore.clone(),
+        versions,
+    };
+    let engine = engine.with_selection(selection.clone());
+    let cat = engine.catalogue();
+
+    if o.write_baseline && s.baseline.is_none() {
+        bail!("--write-baseline needs --baseline FILE (or `baseline` in mcpdesc.toml)");
+    }
+    let baseline = match (&s.baseline, o.write_baseline) {
+        (Some(path), false) => Some(Baseline::load(path)?),
+        (Some(path), true) => Some(Baseline::empty(path)),
+        (None, _) => None,
+    };
+
+    let inputs = inputs::expand(&args.files, o.stdin_filename.as_deref())?;
+    let mut stdin_text = None;
+    if inputs.iter().any(|i| i.source == Source::Stdin) {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .take(engine.limits().max_input_bytes.saturating_add(1))
+            .read_to_end(&mut buf)
+            .context("cannot read standard input")?;
+        stdin_text = Some(buf);
+    }
+
+    // The configuration and the absolute path of every input, resolved before the parallel
+    // part so that discovery reads each directory once.
+    let mut jobs = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let abs = match &input.source {
+            Source::File(p) => config::absolute(p),
+            Source::Stdin | Source::Missing(_) => config::absolute(Path::new(&input.display)),
+        };
+        let config = match (&explicit, o.no_config) {
+            (Some(c), _) => Some(c.clone()),
+            (None, true) => None,
+            (None, false) => match abs.parent() {
+                Some(dir) => discovery.for_dir(&config::absolute(dir))?,
+                None => None,
+            },
+        };
+        jobs.push((input, abs, config));
+    }
+
+    // Suppressions of rules that cannot fire in this run are not reported as unused.
+    let could_fire = |pattern: &str| {
+        selection.versions.is_none()
+            && cat
+                .rules
+                .iter()
+                .any(|r| suppress::rule_matches(pattern, r.id()) && selection.includes(r.id()))
+    };
+    let known = |pattern: &str| cat.rules.iter().any(|r| suppress::rule_matches(pattern, r.id()));
+    let unused_selected = selection.includes(suppress::UNUSED);
+    let invalid_selected = selection.includes(suppress::INVALID);
+
+    let progress = Progress::new(jobs.len(), o.no_progress);
+    let mut outcomes: Vec<(FileResult, String, Vec<mcpdesc_core::Diagnostic>)> = jobs
+        .par_iter()
+        .map(|(input, abs, config)| {
+            let mut r = check(&engine, input, stdin_text.as_deref());
+            // Configuration ignores act as if the rule had not run for this path.
+            if let Some(c) = config {
+                let before = r.diagnostics.len();
+                r.diagnostics.retain(|d| !c.ignores(abs, &d.rule));
+                r.suppressed += before - r.diagnostics.len();
+            }
+            // Only documents that mention the extension are read a second time.
+            let doc = r
+                .source
+                .as_ref()
+                .filter(|src| src.contains(suppress::SUPPRESS_KEY))
+                .and_then(|src| {
+                    let format = Format::from_path(&input.display);
+                    mcpdesc_core::Document::parse_str(src, format, engine.limits()).ok()
+                });
+            if let Some(doc) = &doc {
+                let (mut sups, problems) = suppress::parse(doc);
+                r.suppressed += suppress::apply(&mut r.diagnostics, &mut sups);
+                if invalid_selected {
+                    r.diagnostics.extend(problems);
+                }
+                if unused_selected {
+                    r.diagnostics
+                        .extend(suppress::unused(doc, &sups, could_fire, known));
+                }
+                if let Some(c) = config {
+                    r.diagnostics.retain(|d| !c.ignores(abs, &d.rule));
+                }
+                r.diagnostics.sort_by(|a, b| {
+                    (a.line, a.column, &a.pointer, &a.rule, &a.message)
+                        .cmp(&(b.line, b.column, &b.pointer, &b.rule, &b.message))
+                });
+            }
+            if s.strict {
+                for d in &mut r.diagnostics {
+                    if d.severity == Severity::Warning {
+                        d.severity = Severity::Error;
+                    }
+                }
+            }
+            let key = baseline.as_ref().map(|b| b.key(abs)).unwrap_or_default();
+            let recorded = r.diagnostics.clone();
+            if let (Some(b), false) = (&baseline, o.write_baseline) {
+                r.baselined = b.filter(&key, &mut r.diagnostics);
+            }
+            progress.tick();
+            (r, key, recorded)
+        })
+        .collect();
+    progress.finish();
+
+    let io_errors = outcomes.iter().any(|(r, _, _)| r.io_error);
+    if o.write_baseline {
+        let path = s.baseline.as_ref().expect("checked above");
+        let findings: Vec<(String, Vec<mcpdesc_core::Diagnostic>)> = outcomes
+            .iter_mut()
+            .filter(|(r, _, _)| !r.io_error)
+            .map(|(_, key, recorded)| (std::mem::take(key), std::mem::take(recorded)))
+            .collect();
+        let n = baseline::write(path, &findings)?;
+        eprintln!(
+            "mcpdesc: recorded {} in {} ({} checked)",
+            render::plural(n, "finding", "findings"),
+            path.display(),
+            render::plural(outcomes.len(), "file", "files")
+        );
+        for (r, _, _) in outcomes.iter().filter(|(r, _, _)| r.io_error) {
+            if let Some(e) = &r.load_error {
+                eprintln!("{}: error: {}", r.path, e.message);
+            }
+        }
+        return Ok(ExitCode::from(if io_errors { 2 } else { 0 }));
+    }
+
+    let results: Vec<FileResult> = outcomes.into_iter().map(|(r, _, _)| r).collect();
+    let color = s.format == OutputFormat::Text
+        && match s.color {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+            }
+        };
+    let ctx = RenderContext {
+        catalogue: cat,
+        docs: DocUrls::new(cat, s.docs_base_url.as_deref()),
+        strict: s.strict,
+        fail_on: s.fail_on,
+        color,
+    };
+    let out = match s.format {
+        OutputFormat::Text => render::text(&results, &ctx),
+        OutputFormat::Json => render::json(&results, &ctx)?,
+        OutputFormat::Sarif => render::sarif(&results, &ctx)?,
+        OutputFormat::Github => render::github(&results, &ctx),
+        OutputFormat::Junit => render::junit(&results, &ctx),
+    };
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(e.into());
+        }
+    }
+
+    let failed = results.iter().any(|r| {
+        r.load_error.is_some() || r.diagnostics.iter().any(|d| d.severity >= s.fail_on)
+    });
+    Ok(ExitCode::from(if io_errors {
+        2
+    } else if failed {
+        1
+    } else {
+        0
+    }))
+}
+
+/// Reads and validates one input.
+fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>) -> FileResult {
+    let mut result = FileResult {
+        path: input.display.clone(),
+        source: None,
+        diagnostics: Vec::new(),
+        load_error: None,
+        io_error: false,
+        suppressed: 0,
+        baselined: 0,
+    };
+    let bytes = match &input.source {
+        Source::Missing(why) => Err(why.clone()),
+        Source::Stdin => Ok(stdin.unwrap_or_default().to_vec()),
+        Source::File(path) => read_bounded(path, engine.limits().max_input_bytes)
+            .map_err(|e| format!("cannot read {}: {e}", path.display())),
+    };
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(message) => {
+            result.io_error = true;
+            result.load_error = Some(LoadFailure {
+                code: "io-error",
+                message,
+                line: 0,
+                column: 0,
+            });
+            return result;
+        }
+    };
+    let report = engine.validate_bytes(&bytes, Format::from_path(&input.display));
+    let text = String::from_utf8_lossy(&bytes);
+    result.source = Some(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned());
+    result.diagnostics = report.diagnostics;
+    result.load_error = report.load_error;
+    result
+}
+
+/// Reads at most `limit + 1` bytes, so an oversized file is refused without reading it whole.
+fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// A progress bar on standard error, shown only on a terminal and only once the batch has
+/// taken more than a moment.
+struct Progress {
+    bar: Option<ProgressBar>,
+    start: Instant,
+    shown: AtomicBool,
+}
+
+const PROGRESS_DELAY: Duration = Duration::from_millis(400);
+
+impl Progress {
+    fn new(len: usize, disabled: bool) -> Progress {
+        let enabled = !disabled && len > 1 && std::io::stderr().is_terminal();
+        let bar = enabled.then(|| {
+            let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::hidden());
+            if let Ok(style) =
+                ProgressStyle::with_template("{spinner} validating {pos}/{len} {wide_bar} {eta}")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Progress {
+            bar,
+            start: Instant::now(),
+            shown: AtomicBool::new(false),
+        }
+    }
+
+    fn tick(&self) {
+        let Some(bar) = &self.bar else { return };
+        bar.inc(1);
+        if self.start.elapsed() > PROGRESS_DELAY && !self.shown.swap(true, Ordering::Relaxed) {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Shared by the command-line tests: running the built binary, copying trees, listing documents.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// The outcome of one run of the binary.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// Both streams, for assertion messages.
+    pub fn output(&self) -> String {
+        format!("{}\n--- stderr ---\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// Runs `mcpdesc ARGS` in `dir`.
+pub fn mcpdesc_in<I, S>(dir: &Path, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `mcpdesc ARGS` in the workspace.
+pub fn mcpdesc<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    mcpdesc_in(&workspace(), args)
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Every document below `dir` (`*.json`, `*.yaml`, `*.yml`, sidecars excluded), sorted.
+pub fn documents(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = entry.path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !name.ends_with(".expected.yaml")
+                && [".json", ".yaml", ".yml"].iter().any(|e| name.ends_with(e))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `{"rules": [...]}` of `mcpdesc rules list --format json --rules DIR`.
+pub fn rules_list(rules: &Path) -> serde_json::Value {
+    let run = mcpdesc([
+        "rules".as_ref(),
+        "list".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--rules".as_ref(),
+        rules.as_os_str(),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.output());
+    serde_json::from_str(&run.stdout).unwrap()
+}

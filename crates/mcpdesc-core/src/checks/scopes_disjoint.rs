@@ -1,0 +1,128 @@
+//! `scopes-disjoint`: items that share a key apply to no common protocol version.
+//!
+//! Design: the check runs on a collection node. It selects the items (`items`, default every
+//! element), reads each item's key (`key`, a relative path from the item) and groups the items
+//! by the key's JSON text. Within a group every pair of items must have disjoint effective
+//! protocol scopes, as computed by the evaluation's scope map (an item that narrows nothing
+//! inherits its enclosing scope, so it overlaps every same-key item in that scope). A finding is
+//! reported for each later item that overlaps an earlier one, at the item's `report` member when
+//! present (e.g. its scope list), else at the item itself. The check does not depend on the
+//! version being evaluated: scopes are a property of the whole document.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::eval::context::{excerpt, EvalCtx, Finding};
+use crate::relpath::RelPath;
+use crate::versions::VersionSet;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Options {
+    /// Relative path of the items, from the node (default `@[*]`, every element or member).
+    #[serde(default)]
+    items: Option<String>,
+    /// Relative path, from each item, of the identifying value; items without it are skipped.
+    key: String,
+    /// Relative path, from each item, of the member a finding points at (falls back to the
+    /// item when it selects nothing).
+    #[serde(default)]
+    report: Option<String>,
+}
+
+#[derive(Debug)]
+struct ScopesDisjoint {
+    items: RelPath,
+    key: RelPath,
+    report: Option<RelPath>,
+}
+
+pub(super) const SPEC: CheckSpec = CheckSpec {
+    name: "scopes-disjoint",
+    summary: "Items of a collection that share the value selected by `key` have pairwise \
+              disjoint effective protocol scopes; a finding at each later item that overlaps an \
+              earlier one (at its `report` member when present).",
+    params: &["name", "first", "overlap"],
+    compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
+        let o = options::<Options>(m)?;
+        Ok(Box::new(ScopesDisjoint {
+            items: relpath("items", o.items.as_deref().unwrap_or("@[*]"))?,
+            key: relpath("key", &o.key)?,
+            report: o
+                .report
+                .as_deref()
+                .map(|r| relpath("report", r))
+                .transpose()?,
+        }))
+    },
+    schema: schema_of::<Options>,
+};
+
+impl Check for ScopesDisjoint {
+    fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
+        // (key text, item pointer, scope) of the items seen so far.
+        let mut seen: Vec<(String, String, VersionSet)> = Vec::new();
+        for item in self.items.select(cx.root, node.pointer) {
+            let Some(key) = self.key.first(cx.root, &item.pointer) else {
+                continue;
+            };
+            let text = match key.value {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let scope = cx.scopes.scope_of(&item.pointer);
+            let mut overlaps = VersionSet::EMPTY;
+            let mut first: Option<&str> = None;
+            for (k, ptr, s) in &seen {
+                if *k == text && !s.intersection(scope).is_empty() {
+                    overlaps = overlaps.union(s.intersection(scope));
+                    first.get_or_insert(ptr.as_str());
+                }
+            }
+            if let Some(first) = first {
+                let at = self
+                    .report
+                    .as_ref()
+                    .and_then(|r| r.first(cx.root, &item.pointer))
+                    .map_or_else(|| item.pointer.clone(), |h| h.pointer);
+                out.push(
+                    Finding::new(at)
+                        .with("name", excerpt(key.value))
+                        .with("first", first.to_owned())
+                        .with("overlap", cx.versions.names(overlaps).join(", ")),
+                );
+            }
+            seen.push((text, item.pointer, scope));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::checks::tests_support::run_on;
+    use serde_json::json;
+
+    #[test]
+    fn overlapping_and_disjoint_scopes() {
+        let doc = json!({
+            "protocolVersions": ["2025-06-18", "2025-11-25"],
+            "tools": [
+                {"name": "a", "protocolVersions": ["2025-06-18"]},
+                {"name": "a", "protocolVersions": ["2025-11-25"]},
+                {"name": "b"},
+                {"name": "b", "protocolVersions": ["2025-11-25"]}
+            ]
+        });
+        let found = run_on(
+            &json!({"check": "scopes-disjoint", "key": "name", "report": "protocolVersions"}),
+            &doc,
+            "/tools",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].pointer, "/tools/3/protocolVersions");
+        assert_eq!(found[0].param("first"), Some("/tools/2"));
+        assert_eq!(found[0].param("overlap"), Some("2025-11-25"));
+    }
+}

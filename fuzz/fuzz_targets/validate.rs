@@ -1,0 +1,36 @@
+//! End-to-end validation with the embedded catalogue: any bytes, as JSON or YAML (the first
+//! byte decides), give a report, never a panic, and the same report twice.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use mcpdesc_core::{Engine, Format, Limits};
+
+fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| {
+        Engine::embedded()
+            .expect("the embedded catalogue compiles")
+            .with_limits(Limits {
+                max_depth: 64,
+                max_nodes: 100_000,
+                ..Limits::default()
+            })
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let format = if mode % 2 == 0 {
+        Format::Json
+    } else {
+        Format::Yaml
+    };
+    let report = engine().validate_bytes(rest, format);
+    if report.load_error.is_none() && report.diagnostics.len() < 50 {
+        assert_eq!(report, engine().validate_bytes(rest, format), "deterministic");
+    }
+});
