@@ -1,11 +1,11 @@
 //! Benchmark corpus: realistic, valid MCP Description documents at three sizes, generated
 //! deterministically from a seed, written as JSON and YAML.
 //!
-//! Every document declares the protocol versions 2025-11-25 and 2026-07-28. A quarter of each
-//! kind of primitive is scoped to 2025-11-25 and a quarter, with the same names, to 2026-07-28
-//! (disjoint variants); those carry named examples, interaction examples and completion
-//! examples, whose results differ by version. The unscoped half applies to both versions and
-//! carries declarations only. Every Tool has its own input and output schema.
+//! Every document declares the protocol versions 2025-11-25 and 2026-07-28. One in six of each
+//! kind of primitive is scoped to 2025-11-25 and one in six, with the same names, to
+//! 2026-07-28 (disjoint variants); those carry named examples, interaction examples and
+//! completion examples, whose results differ by version. The other two thirds apply to both
+//! versions and carry declarations only. Every Tool has its own input and output schema.
 //!
 //! This file depends on `serde_json` and the standard library only, so the benchmarks of the
 //! core crate can include it as a module.
@@ -43,8 +43,8 @@ impl Size {
             Size::Small => Counts {
                 tools: 8,
                 resources: 8,
-                resource_templates: 4,
-                prompts: 4,
+                resource_templates: 6,
+                prompts: 6,
             },
             Size::Medium => Counts {
                 tools: 200,
@@ -244,18 +244,18 @@ enum Scope {
 }
 
 impl Scope {
-    /// Two in four unscoped, then a 2025-11-25 variant and a 2026-07-28 variant of one name.
+    /// Four in six unscoped, then a 2025-11-25 variant and a 2026-07-28 variant of one name.
     fn of(i: usize) -> Scope {
-        match i % 4 {
-            0 | 1 => Scope::Both,
-            2 => Scope::Only2025,
+        match i % 6 {
+            0..=3 => Scope::Both,
+            4 => Scope::Only2025,
             _ => Scope::Only2026,
         }
     }
 
     /// The index that names the primitive: both variants of a pair share it.
     fn name_index(i: usize) -> usize {
-        if i % 4 == 3 {
+        if i % 6 == 5 {
             i - 1
         } else {
             i
@@ -700,7 +700,7 @@ impl Gen {
     }
 
     /// A form elicitation's flat requested schema and an accepted answer.
-    fn form(&mut self, name: &str) -> (Value, Value) {
+    fn form(&mut self) -> (Value, Value) {
         let reason_max = self.rng.range(80, 400);
         let level = ["low", "normal", "high"];
         let answer_level = self.rng.pick(&level);
@@ -708,7 +708,7 @@ impl Gen {
             "type": "object",
             "properties": {
                 "confirm": {"type": "boolean", "title": "Confirm", "default": false},
-                "reason": {"type": "string", "title": "Reason", "description": format!("Why {name} should proceed"), "minLength": 1, "maxLength": reason_max},
+                "reason": {"type": "string", "title": "Reason", "minLength": 1, "maxLength": reason_max},
                 "urgency": {"type": "string", "title": "Urgency", "enum": level}
             },
             "required": ["confirm"]
@@ -729,10 +729,10 @@ impl Gen {
         tool.insert("title".into(), json!(Gen::title(&name)));
         tool.insert(
             "description".into(),
-            json!(self.sentence(&format!("{} {noun}", Gen::title(&name)), 12)),
+            json!(self.sentence(&format!("{} {noun}", Gen::title(&name)), 8)),
         );
 
-        let n_in = 2 + self.rng.below(5);
+        let n_in = 2 + self.rng.below(2);
         let required = 1 + self.rng.below(n_in.min(3));
         let input = self.props(FIELD_NAMES, n_in, &name);
         let mut input_schema = Gen::object_schema(
@@ -755,8 +755,13 @@ impl Gen {
         }
         tool.insert("inputSchema".into(), input_schema);
 
-        let n_out = 2 + self.rng.below(4);
-        let output = self.props(OUTPUT_NAMES, n_out, &name);
+        let n_out = 2 + self.rng.below(2);
+        let mut output = self.props(OUTPUT_NAMES, n_out, &name);
+        for p in &mut output {
+            if let Some(schema) = p.schema.as_object_mut() {
+                schema.shift_remove("description");
+            }
+        }
         let out_required = 1 + self.rng.below(n_out);
         tool.insert(
             "outputSchema".into(),
@@ -768,12 +773,14 @@ impl Gen {
             ),
         );
 
-        // Elicitations: a form on one tool in three; the 2026 variants add a URL flow.
-        let has_form = i % 3 != 1 || scope == Scope::Only2025;
+        // Half the scoped pairs have an interaction example; those, and one unscoped tool in
+        // four, declare a form elicitation. The 2026 variants add a URL flow.
+        let interactive = scope.with_examples() && (i / 6) % 2 == 0;
+        let has_form = interactive || i % 8 == 0;
         let mut elicitations = Vec::new();
         let mut form = None;
         if has_form {
-            let (schema, answer) = self.form(&name);
+            let (schema, answer) = self.form();
             elicitations.push(json!({
                 "name": "confirm_change",
                 "mode": "form",
@@ -786,7 +793,7 @@ impl Gen {
             form = Some((elicitations[0].clone(), answer));
         }
         let url = format!("https://hub.example.com/connect/{name}");
-        if scope.is_2026() {
+        if scope.is_2026() && interactive {
             elicitations.push(json!({
                 "name": "authorize_account",
                 "mode": "url",
@@ -800,7 +807,7 @@ impl Gen {
 
         if scope.with_examples() {
             let mut examples = Map::new();
-            for k in 0..1 + self.rng.below(2) {
+            for k in 0..1 + usize::from(self.rng.chance(20)) {
                 let args = self.instance(&input, required);
                 let structured = self.instance(&output, out_required);
                 let mut result = Map::new();
@@ -818,7 +825,7 @@ impl Gen {
                     json!({"input": args, "result": result}),
                 );
             }
-            if self.rng.chance(40) {
+            if self.rng.chance(25) {
                 let args = self.instance(&input, required);
                 let mut result = Map::new();
                 if scope.is_2026() {
@@ -836,6 +843,8 @@ impl Gen {
             }
             tool.insert("examples".into(), Value::Object(examples));
 
+        }
+        if interactive {
             let mut steps = Vec::new();
             if scope == Scope::Only2025 {
                 steps.push(json!({
@@ -942,7 +951,7 @@ impl Gen {
         r.insert("title".into(), json!(Gen::title(&name)));
         r.insert(
             "description".into(),
-            json!(self.sentence(&format!("The {noun} of {area}"), 10)),
+            json!(self.sentence(&format!("The {noun} of {area}"), 7)),
         );
         r.insert("mimeType".into(), json!(mime));
         let priority = self.rng.range(1, 10) as f64 / 10.0;
@@ -1018,7 +1027,7 @@ impl Gen {
         t.insert("title".into(), json!(Gen::title(&name)));
         t.insert(
             "description".into(),
-            json!(self.sentence(&format!("One {noun} of a {outer}"), 10)),
+            json!(self.sentence(&format!("One {noun} of a {outer}"), 7)),
         );
         t.insert("mimeType".into(), json!("application/json"));
         t.insert(
@@ -1083,20 +1092,19 @@ impl Gen {
         p.insert("title".into(), json!(Gen::title(&name)));
         p.insert(
             "description".into(),
-            json!(self.sentence(&format!("Write a brief to {verb} a {noun}"), 10)),
+            json!(self.sentence(&format!("Write a brief to {verb} a {noun}"), 7)),
         );
         let arg_names = ["subject", "audience", "tone", "length", "language"];
-        let n_args = 2 + self.rng.below(3);
+        let n_args = 2 + self.rng.below(2);
         let args: Vec<Value> = arg_names[..n_args]
             .iter()
             .enumerate()
             .map(|(k, a)| {
-                json!({
-                    "name": a,
-                    "title": Gen::title(a),
-                    "description": format!("The {a} of the brief"),
-                    "required": k == 0
-                })
+                if k == 0 {
+                    json!({"name": a, "description": format!("The {a} of the brief"), "required": true})
+                } else {
+                    json!({"name": a, "description": format!("The {a} of the brief")})
+                }
             })
             .collect();
         p.insert("arguments".into(), Value::Array(args));
@@ -1116,7 +1124,7 @@ impl Gen {
                 "messages".into(),
                 json!([
                     {"role": "user", "content": {"type": "text", "text": format!("Write a brief to {verb} {subject} for engineering.")}},
-                    {"role": "assistant", "content": {"type": "text", "text": self.sentence("Here is the brief:", 18)}}
+                    {"role": "assistant", "content": {"type": "text", "text": self.sentence("Here is the brief:", 10)}}
                 ]),
             );
             p.insert(

@@ -6,6 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
+#[allow(dead_code)]
+mod bench_corpus;
+mod bench_report;
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -14,8 +18,13 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("generate") => generate(args.iter().any(|a| a == "--check")),
+        Some("bench-corpus") => bench_report::bench_corpus_cmd(&args[1..]),
+        Some("bench-report") => bench_report::bench_report_cmd(&args[1..]),
+        Some("bench-measure") => bench_report::bench_measure_cmd(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask generate [--check]");
+            eprintln!("       cargo xtask bench-corpus [--out DIR] [--seed N]");
+            eprintln!("       cargo xtask bench-report [--skip-criterion]");
             return ExitCode::from(2);
         }
     };

@@ -99,7 +99,6 @@ struct PathIgnore {
 /// A loaded configuration file.
 #[derive(Debug)]
 pub struct Config {
-    pub path: PathBuf,
     /// The directory holding the file; relative paths in it resolve here.
     pub dir: PathBuf,
     pub defaults: Defaults,
@@ -129,7 +128,6 @@ impl Config {
         defaults.rules = defaults.rules.map(|r| dir.join(r));
         defaults.baseline = defaults.baseline.map(|b| dir.join(b));
         Ok(Config {
-            path: path.to_owned(),
             dir,
             defaults,
             ignores,

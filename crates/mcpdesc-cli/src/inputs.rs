@@ -57,7 +57,8 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Expands the arguments into documents sorted by path, each listed once.
+/// Expands the arguments into documents, each listed once: arguments in the order given, the
+/// documents of a directory or glob sorted by path.
 pub fn expand(args: &[PathBuf], stdin_filename: Option<&str>) -> Result<Vec<Input>> {
     let mut out = Vec::new();
     let mut stdin = false;
@@ -110,8 +111,8 @@ pub fn expand(args: &[PathBuf], stdin_filename: Option<&str>) -> Result<Vec<Inpu
     if stdin_filename.is_some() && !stdin {
         bail!("--stdin-filename needs `-` among the inputs");
     }
-    out.sort_by(|a, b| a.display.cmp(&b.display));
-    out.dedup_by(|a, b| a.display == b.display);
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|i| seen.insert(i.display.clone()));
     Ok(out)
 }
 

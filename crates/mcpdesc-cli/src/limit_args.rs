@@ -11,7 +11,7 @@ pub struct LimitArgs {
     /// Largest document read, in bytes; a larger file is refused without reading it whole.
     #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_input_bytes)]
     pub max_input_bytes: u64,
-    /// Deepest nesting of arrays and objects (at most 10000).
+    /// Deepest nesting of arrays and objects (at most 1000).
     #[arg(
         long,
         value_name = "N",
@@ -72,7 +72,7 @@ mod tests {
 
     #[test]
     fn depth_is_capped() {
-        assert!(Probe::try_parse_from(["probe", "--max-depth", "10001"]).is_err());
-        assert!(Probe::try_parse_from(["probe", "--max-depth", "10000"]).is_ok());
+        assert!(Probe::try_parse_from(["probe", "--max-depth", "1001"]).is_err());
+        assert!(Probe::try_parse_from(["probe", "--max-depth", "1000"]).is_ok());
     }
 }

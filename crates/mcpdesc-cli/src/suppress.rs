@@ -57,7 +57,6 @@ pub struct Suppression {
     pub rule: String,
     /// The node it covers, with its descendants; `None` for the whole document.
     pub pointer: Option<String>,
-    pub reason: String,
     pub used: bool,
 }
 
@@ -121,11 +120,10 @@ pub fn parse(doc: &Document) -> (Vec<Suppression>, Vec<Diagnostic>) {
     for (index, entry) in entries.iter().enumerate() {
         let at = format!("{base}/{index}");
         match entry_of(entry) {
-            Ok((rule, pointer, reason)) => sups.push(Suppression {
+            Ok((rule, pointer)) => sups.push(Suppression {
                 index,
                 rule,
                 pointer,
-                reason,
                 used: false,
             }),
             Err(why) => problems.push(cli_diagnostic(INVALID, Severity::Error, why, at, doc)),
@@ -134,7 +132,8 @@ pub fn parse(doc: &Document) -> (Vec<Suppression>, Vec<Diagnostic>) {
     (sups, problems)
 }
 
-fn entry_of(entry: &Value) -> Result<(String, Option<String>, String), String> {
+/// `(rule, pointer)` of a well-formed entry (which also has a non-empty `reason`).
+fn entry_of(entry: &Value) -> Result<(String, Option<String>), String> {
     let obj = entry
         .as_object()
         .ok_or("a suppression must be an object {rule, reason, pointer?}")?;
@@ -148,10 +147,9 @@ fn entry_of(entry: &Value) -> Result<(String, Option<String>, String), String> {
         Some(r) if !r.is_empty() => r.to_owned(),
         _ => return Err("a suppression needs a `rule`: a rule id or prefix".into()),
     };
-    let reason = match text("reason") {
-        Some(r) if !r.is_empty() => r.to_owned(),
-        _ => return Err(format!("the suppression of `{rule}` needs a `reason`")),
-    };
+    if text("reason").is_none_or(str::is_empty) {
+        return Err(format!("the suppression of `{rule}` needs a `reason`"));
+    }
     let pointer = match obj.get("pointer") {
         None => None,
         Some(Value::String(p)) if p.is_empty() || p.starts_with('/') => Some(p.clone()),
@@ -161,7 +159,7 @@ fn entry_of(entry: &Value) -> Result<(String, Option<String>, String), String> {
             ))
         }
     };
-    Ok((rule, pointer, reason))
+    Ok((rule, pointer))
 }
 
 /// Removes the findings some suppression covers (marking it used); returns how many went.

@@ -99,7 +99,7 @@ pub fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
         errors += e;
         let _ = write!(
             suites,
-            "  <testsuite name=\"{path}\" tests=\"{t}\" failures=\"{f}\" errors=\"{e}\">\n  <properties>\n    <property name=\"profile\" value=\"{}\"/>\n  </properties>\n{cases}  </testsuite>\n",
+            "  <testsuite name=\"{path}\" tests=\"{t}\" failures=\"{f}\" errors=\"{e}\">\n    <properties>\n      <property name=\"profile\" value=\"{}\"/>\n    </properties>\n{cases}  </testsuite>\n",
             ctx.profile()
         );
     }

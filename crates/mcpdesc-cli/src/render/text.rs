@@ -69,19 +69,11 @@ fn paint(style: Style, text: &str) -> String {
 }
 
 /// `file:line:column: severity[rule] message (MCP versions)`, the excerpt, help and the rule's
-/// page, for every diagnostic; a blank line between files; a summary line.
+/// page, for every diagnostic (files in order, each file's findings by position); a summary.
 pub fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     let p = Palette::new(ctx.color);
     let mut out = String::new();
-    let mut first_block = true;
     for r in results {
-        if r.diagnostics.is_empty() && r.unclaimed_load_error().is_none() {
-            continue;
-        }
-        if !first_block {
-            out.push('\n');
-        }
-        first_block = false;
         if let Some(e) = r.unclaimed_load_error() {
             let at = if e.line > 0 {
                 format!("{}:{}:{}", r.path, e.line, e.column)
@@ -101,13 +93,12 @@ pub fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
                     excerpt(&mut out, &p, src, e.line, e.column, is_yaml(&r.path));
                 }
             }
+            out.push('\n');
         }
         for d in &r.diagnostics {
             diagnostic(&mut out, &p, r, d, ctx);
+            out.push('\n');
         }
-    }
-    if !first_block {
-        out.push('\n');
     }
     let _ = writeln!(out, "{}", paint(p.summary, &summary(results, ctx)));
     out

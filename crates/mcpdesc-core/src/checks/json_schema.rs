@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
-use crate::eval::context::{EvalCtx, Finding};
+use crate::eval::context::{Compiled, EvalCtx, Finding};
 use crate::relpath::RelPath;
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -142,9 +142,9 @@ impl Check for JsonSchemaCheck {
                     return;
                 };
                 let draft = draft_of(hit.value, *draft);
-                match cx.cache.schema_at(&hit.pointer, hit.value, |s| build(s, draft).ok()) {
-                    Some(v) => v,
-                    None => return,
+                match cx.cache.compile_at(&hit.pointer, hit.value, |s| build(s, draft)) {
+                    Compiled::Valid(v) => v,
+                    Compiled::Invalid(_) | Compiled::Refused => return,
                 }
             }
         };
@@ -152,8 +152,21 @@ impl Check for JsonSchemaCheck {
             let suffix = error.instance_path().to_string();
             out.push(
                 Finding::new(format!("{}{}", node.pointer, suffix))
-                    .with("error", error.to_string()),
+                    .with("error", shorten(&error.to_string())),
             );
         }
     }
+}
+
+/// A validation message kept readable whatever the instance: messages quote the failing
+/// value, which a hostile document can make megabytes long; the middle is elided.
+fn shorten(message: &str) -> String {
+    const KEEP: usize = 400;
+    let chars = message.chars().count();
+    if chars <= 2 * KEEP + 50 {
+        return message.to_owned();
+    }
+    let head: String = message.chars().take(KEEP).collect();
+    let tail: String = message.chars().skip(chars - KEEP).collect();
+    format!("{head}… ({} characters elided) …{tail}", chars - 2 * KEEP)
 }

@@ -159,7 +159,8 @@ impl Check for LocalReference {
                 if wants(Problem::Cycle) {
                     // The evaluation's `max-reference-chain` bounds every chain; when it is
                     // the tighter bound, a longer chain is a limit met, not a cycle.
-                    let engine = usize::try_from(cx.limits.max_reference_chain).unwrap_or(usize::MAX);
+                    let engine =
+                        usize::try_from(cx.limits.max_reference_chain).unwrap_or(usize::MAX);
                     let max = self.max_chain.min(engine);
                     match self.cycle(cx.root, &site.pointer, text, max) {
                         Some((_, true)) if engine <= self.max_chain => cx.cache.exceeded(

@@ -31,7 +31,7 @@ pub struct Limits {
 impl Limits {
     /// The highest `max_depth` accepted: evaluation recurses over nested values, and this
     /// bound keeps that recursion far from the end of the stack.
-    pub const DEPTH_CEILING: u32 = 10_000;
+    pub const DEPTH_CEILING: u32 = 1_000;
 }
 
 impl Default for Limits {

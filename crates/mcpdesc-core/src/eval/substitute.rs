@@ -191,8 +191,14 @@ mod tests {
             member: "$ref".into(),
             prefix: "#/defs/".into(),
             sites: vec![
-                (JsonPath::compile("$.uses[*]").unwrap(), vec!["#/defs/a/".into()]),
-                (JsonPath::compile("$.defs.a.*").unwrap(), vec!["#/defs/a/".into()]),
+                (
+                    JsonPath::compile("$.uses[*]").unwrap(),
+                    vec!["#/defs/a/".into()],
+                ),
+                (
+                    JsonPath::compile("$.defs.a.*").unwrap(),
+                    vec!["#/defs/a/".into()],
+                ),
             ],
             max_chain: 8,
         }
@@ -228,7 +234,10 @@ mod tests {
         assert!(config().substitute(&doc).is_none());
         let mut a = serde_json::Map::new();
         for i in 0..20 {
-            a.insert(format!("n{i}"), json!({"$ref": format!("#/defs/a/n{}", i + 1)}));
+            a.insert(
+                format!("n{i}"),
+                json!({"$ref": format!("#/defs/a/n{}", i + 1)}),
+            );
         }
         a.insert("n20".into(), json!("end"));
         let doc = json!({"defs": {"a": a}, "uses": [{"$ref": "#/defs/a/n0"}]});

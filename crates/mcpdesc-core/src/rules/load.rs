@@ -75,7 +75,8 @@ impl RuleSet {
     pub fn from_dir(dir: &Path) -> Result<RuleSet, RuleLoadError> {
         let mut files = Vec::new();
         let mut problems = Vec::new();
-        read_dir(dir, dir, &mut files, &mut problems);
+        let mut seen = std::collections::HashSet::new();
+        read_dir(dir, dir, &mut files, &mut problems, &mut seen);
         if !problems.is_empty() {
             return Err(RuleLoadError { problems });
         }
@@ -136,7 +137,12 @@ fn read_dir(
     dir: &Path,
     files: &mut Vec<(String, String)>,
     problems: &mut Vec<RuleProblem>,
+    seen: &mut std::collections::HashSet<PathBuf>,
 ) {
+    // Each directory once, so a symbolic link back up the tree is not followed forever.
+    if !seen.insert(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())) {
+        return;
+    }
     let problem = |p: &Path, e: std::io::Error| RuleProblem {
         file: p.display().to_string(),
         line: 0,
@@ -150,7 +156,7 @@ fn read_dir(
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            read_dir(root, &path, files, problems);
+            read_dir(root, &path, files, problems, seen);
             continue;
         }
         let rel = path
@@ -164,11 +170,41 @@ fn read_dir(
         if !wanted {
             continue;
         }
-        match std::fs::read_to_string(&path) {
-            Ok(text) => files.push((rel, text)),
+        match read_text(&path) {
+            Ok(Ok(text)) => files.push((rel, text)),
+            Ok(Err((line, column, message))) => problems.push(RuleProblem {
+                file: rel,
+                line,
+                column,
+                message,
+            }),
             Err(e) => problems.push(problem(&path, e)),
         }
     }
+}
+
+/// The text of a rules-directory file, read up to the document size limit; a file that is
+/// larger or not UTF-8 is a problem at a line and column.
+fn read_text(path: &Path) -> std::io::Result<Result<String, (u32, u32, String)>> {
+    use std::io::Read;
+    let max = Limits::default().max_input_bytes;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        let message = format!("rule file is larger than the max-input-bytes limit ({max} bytes)");
+        return Ok(Err((1, 1, message)));
+    }
+    Ok(String::from_utf8(bytes).map_err(|e| {
+        let at =
+            crate::document::Position::of_byte_offset(e.as_bytes(), e.utf8_error().valid_up_to());
+        (
+            at.line,
+            at.column,
+            crate::document::LoadErrorKind::InvalidUtf8.to_string(),
+        )
+    }))
 }
 
 /// A rule file read as a positioned document.

@@ -91,7 +91,11 @@ pub fn checks_reference_markdown() -> String {
                         .and_then(Value::as_str)
                         .unwrap_or("")
                         .replace('\n', " ");
-                    let req = if required.contains(&name.as_str()) { "yes" } else { "no" };
+                    let req = if required.contains(&name.as_str()) {
+                        "yes"
+                    } else {
+                        "no"
+                    };
                     out.push_str(&format!("| `{name}` | {req} | {doc} |\n"));
                 }
                 out.push('\n');
@@ -112,5 +116,12 @@ pub fn with_checks_reference(doc: &str) -> Option<String> {
     const END: &str = "<!-- checks:end -->";
     let s = doc.find(START)? + START.len();
     let e = doc.find(END)?;
-    (s <= e).then(|| format!("{}\n\n{}{}", &doc[..s], checks_reference_markdown(), &doc[e..]))
+    (s <= e).then(|| {
+        format!(
+            "{}\n\n{}{}",
+            &doc[..s],
+            checks_reference_markdown(),
+            &doc[e..]
+        )
+    })
 }

@@ -1,0 +1,196 @@
+//! Throughput of the engine on the benchmark corpus (`cargo xtask bench-corpus`).
+//!
+//! Groups: `parse` (bytes to a positioned [`Document`]), `validate` (parse and evaluate),
+//! `evaluate` (an already parsed document), `catalogue` (compiling the embedded catalogue) and
+//! `batch` (1,000 distinct small documents on one thread and on every core, sharing one
+//! [`Engine`]).
+//!
+//! The corpus is read from `$MCPDESC_BENCH_CORPUS`, else `<workspace>/target/bench-corpus`,
+//! and generated there when missing. `MCPDESC_BENCH_QUICK=1` uses ten samples and short
+//! measurement windows (as `cargo xtask bench-report` does).
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use mcpdesc_core::{Document, Engine, Format, Limits};
+
+#[allow(dead_code)]
+#[path = "../../../xtask/src/bench_corpus.rs"]
+mod bench_corpus;
+
+use bench_corpus::Size;
+
+fn corpus_dir() -> PathBuf {
+    match std::env::var_os("MCPDESC_BENCH_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-corpus"),
+    }
+}
+
+fn quick() -> bool {
+    std::env::var("MCPDESC_BENCH_QUICK").is_ok_and(|v| v != "0" && !v.is_empty())
+}
+
+/// The corpus files, as (size, format, bytes).
+fn corpus() -> Vec<(Size, Format, Vec<u8>)> {
+    let dir = corpus_dir();
+    if !bench_corpus::corpus_present(&dir) {
+        eprintln!("generating the benchmark corpus in {}", dir.display());
+        bench_corpus::write_corpus(&dir, bench_corpus::SEED).expect("write the corpus");
+    }
+    let mut out = Vec::new();
+    for size in Size::ALL {
+        for (ext, format) in [("json", Format::Json), ("yaml", Format::Yaml)] {
+            let path = dir.join(format!("{}.{ext}", size.name()));
+            let bytes = std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            out.push((size, format, bytes));
+        }
+    }
+    out
+}
+
+fn ext(format: Format) -> &'static str {
+    match format {
+        Format::Json => "json",
+        Format::Yaml => "yaml",
+    }
+}
+
+fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    if quick() {
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2));
+    } else {
+        group.sample_size(20).measurement_time(Duration::from_secs(5));
+    }
+}
+
+fn engine() -> Engine {
+    Engine::embedded().expect("the embedded catalogue compiles")
+}
+
+fn documents(c: &mut Criterion) {
+    let engine = engine();
+    let limits = Limits::default();
+    let corpus = corpus();
+    for (size, format, bytes) in &corpus {
+        let report = engine.validate_bytes(bytes, *format);
+        if !report.is_valid() {
+            eprintln!(
+                "warning: {}.{} is not valid under the embedded catalogue ({} diagnostics)",
+                size.name(),
+                ext(*format),
+                report.diagnostics.len()
+            );
+        }
+    }
+
+    let mut group = c.benchmark_group("parse");
+    configure(&mut group);
+    for (size, format, bytes) in &corpus {
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new(ext(*format), size.name()),
+            bytes,
+            |b, bytes| b.iter(|| Document::parse(black_box(bytes), *format, &limits).unwrap()),
+        );
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("validate");
+    configure(&mut group);
+    for (size, format, bytes) in &corpus {
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new(ext(*format), size.name()),
+            bytes,
+            |b, bytes| b.iter(|| engine.validate_bytes(black_box(bytes), *format)),
+        );
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("evaluate");
+    configure(&mut group);
+    for (size, format, bytes) in corpus.iter().filter(|(_, f, _)| *f == Format::Json) {
+        let doc = Document::parse(bytes, *format, &limits).unwrap();
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(BenchmarkId::new("json", size.name()), &doc, |b, doc| {
+            b.iter(|| engine.validate_document(black_box(doc)))
+        });
+    }
+    group.finish();
+}
+
+fn catalogue(c: &mut Criterion) {
+    let mut group = c.benchmark_group("catalogue");
+    configure(&mut group);
+    group.bench_function("embedded", |b| b.iter(engine));
+    group.finish();
+}
+
+const BATCH: usize = 1000;
+
+fn batch(c: &mut Criterion) {
+    let engine = engine();
+    let docs: Vec<String> = (0..BATCH as u64)
+        .map(|i| {
+            bench_corpus::to_json(&bench_corpus::generate(
+                Size::Small,
+                bench_corpus::SEED.wrapping_add(i),
+            ))
+        })
+        .collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut group = c.benchmark_group("batch");
+    configure(&mut group);
+    group.throughput(Throughput::Elements(BATCH as u64));
+    for threads in [1, cores] {
+        let id = if threads == 1 {
+            "1-thread".to_string()
+        } else {
+            format!("{threads}-threads")
+        };
+        group.bench_function(BenchmarkId::new("small", id), |b| {
+            b.iter(|| validate_all(&engine, &docs, threads))
+        });
+    }
+    group.finish();
+}
+
+/// Validates every document on `threads` threads pulling from a shared index; returns the
+/// number of diagnostics.
+fn validate_all(engine: &Engine, docs: &[String], threads: usize) -> usize {
+    if threads == 1 {
+        return docs
+            .iter()
+            .map(|d| engine.validate_str(d, Format::Json).diagnostics.len())
+            .sum();
+    }
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut found = 0;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(doc) = docs.get(i) else {
+                            return found;
+                        };
+                        found += engine.validate_str(doc, Format::Json).diagnostics.len();
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).sum()
+    })
+}
+
+criterion_group!(benches, catalogue, documents, batch);
+criterion_main!(benches);
