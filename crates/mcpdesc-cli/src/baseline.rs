@@ -113,7 +113,11 @@ impl Baseline {
 }
 
 fn base_dir(path: &Path) -> PathBuf {
-    crate::config::absolute(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
+    crate::config::absolute(
+        path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new(".")),
+    )
 }
 
 /// Writes `findings` (document key, diagnostics) as a baseline at `path`, sorted.
@@ -122,7 +126,12 @@ pub fn write(path: &Path, findings: &[(String, Vec<Diagnostic>)]) -> Result<usiz
     for (key, diags) in findings {
         for d in diags {
             *counts
-                .entry((key.clone(), d.rule.clone(), d.pointer.clone(), d.message.clone()))
+                .entry((
+                    key.clone(),
+                    d.rule.clone(),
+                    d.pointer.clone(),
+                    d.message.clone(),
+                ))
                 .or_default() += 1;
         }
     }
@@ -141,6 +150,7 @@ pub fn write(path: &Path, findings: &[(String, Vec<Diagnostic>)]) -> Result<usiz
             .collect(),
     };
     let text = serde_json::to_string_pretty(&file)? + "\n";
-    std::fs::write(path, text).with_context(|| format!("cannot write baseline {}", path.display()))?;
+    std::fs::write(path, text)
+        .with_context(|| format!("cannot write baseline {}", path.display()))?;
     Ok(total)
 }

@@ -17,7 +17,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Validate documents (exit 0: valid, 1: errors found, 2: usage, I/O or rule errors).
+    /// Validate documents (exit 0: valid, 1: findings at the `--fail-on` level, 2: usage, I/O
+    /// or rule errors).
     Validate(ValidateArgs),
     /// Inspect the rule catalogue.
     Rules {

@@ -58,8 +58,14 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Expands the arguments into documents, each listed once: arguments in the order given, the
-/// documents of a directory or glob sorted by path.
-pub fn expand(args: &[PathBuf], stdin_filename: Option<&str>) -> Result<Vec<Input>> {
+/// documents of a directory or glob sorted by path. Directories and globs leave out the files
+/// of `exclude` (absolute paths, such as the baseline file).
+pub fn expand(
+    args: &[PathBuf],
+    stdin_filename: Option<&str>,
+    exclude: &[PathBuf],
+) -> Result<Vec<Input>> {
+    let keep = |p: &PathBuf| exclude.is_empty() || !exclude.contains(&crate::config::absolute(p));
     let mut out = Vec::new();
     let mut stdin = false;
     for arg in args {
@@ -74,7 +80,7 @@ pub fn expand(args: &[PathBuf], stdin_filename: Option<&str>) -> Result<Vec<Inpu
                 source: Source::Stdin,
             });
         } else if arg.is_dir() {
-            out.extend(walk(arg).into_iter().map(|p| Input {
+            out.extend(walk(arg).into_iter().filter(keep).map(|p| Input {
                 display: display(&p),
                 source: Source::File(p),
             }));
@@ -91,7 +97,7 @@ pub fn expand(args: &[PathBuf], stdin_filename: Option<&str>) -> Result<Vec<Inpu
                     source: Source::Missing("no document matches this pattern".into()),
                 });
             }
-            out.extend(found.into_iter().map(|p| Input {
+            out.extend(found.into_iter().filter(keep).map(|p| Input {
                 display: display(&p),
                 source: Source::File(p),
             }));

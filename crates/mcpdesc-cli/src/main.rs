@@ -1,13 +1,13 @@
 //! `mcpdesc`: validate MCP Description documents against a data-driven rule catalogue.
 
-mod cli;
 mod baseline;
+mod cli;
 mod commands;
 mod config;
 mod diff_cmd;
-mod limit_args;
 mod docs_cmd;
 mod inputs;
+mod limit_args;
 mod render;
 mod rules_cmd;
 mod suppress;

@@ -59,7 +59,10 @@ fn engine(args: &RulesArgs) -> Result<Engine> {
 fn known<'a>(what: &str, value: &str, allowed: impl IntoIterator<Item = &'a str>) -> Result<()> {
     let allowed: Vec<&str> = allowed.into_iter().collect();
     if !allowed.contains(&value) {
-        bail!("unknown {what} `{value}`; expected one of: {}", allowed.join(", "));
+        bail!(
+            "unknown {what} `{value}`; expected one of: {}",
+            allowed.join(", ")
+        );
     }
     Ok(())
 }
@@ -79,8 +82,18 @@ pub fn filtered<'a>(cat: &'a Catalogue, filter: &RuleFilter) -> Result<Vec<&'a R
     Ok(cat
         .rules
         .iter()
-        .filter(|r| filter.owner.as_ref().is_none_or(|o| r.def.owner.as_str() == o))
-        .filter(|r| filter.level.as_ref().is_none_or(|l| r.def.level.as_str() == l))
+        .filter(|r| {
+            filter
+                .owner
+                .as_ref()
+                .is_none_or(|o| r.def.owner.as_str() == o)
+        })
+        .filter(|r| {
+            filter
+                .level
+                .as_ref()
+                .is_none_or(|l| r.def.level.as_str() == l)
+        })
         .filter(|r| {
             surface
                 .as_ref()
@@ -116,7 +129,10 @@ pub fn show(args: &ShowArgs) -> Result<ExitCode> {
     if let Some(r) = CLI_RULES.iter().find(|r| r.id == args.id) {
         println!("{}\n{}\n{}\n", r.id, "=".repeat(r.id.len()), r.title);
         println!("{}\n", r.description);
-        println!("Reported by the command line, not by a catalogue rule; default severity: {}.", r.severity.as_str());
+        println!(
+            "Reported by the command line, not by a catalogue rule; default severity: {}.",
+            r.severity.as_str()
+        );
         println!("See docs/cli.md, \"In-document suppressions\".");
         return Ok(ExitCode::SUCCESS);
     }
@@ -130,7 +146,10 @@ pub fn show(args: &ShowArgs) -> Result<ExitCode> {
         .take(5)
         .collect();
     if close.is_empty() {
-        bail!("no rule `{}`; `mcpdesc rules list` shows every rule", args.id);
+        bail!(
+            "no rule `{}`; `mcpdesc rules list` shows every rule",
+            args.id
+        );
     }
     bail!("no rule `{}`; did you mean: {}", args.id, close.join(", "));
 }

@@ -86,7 +86,13 @@ pub fn rule_matches(pattern: &str, id: &str) -> bool {
     .includes(id)
 }
 
-fn cli_diagnostic(rule: &str, severity: Severity, message: String, pointer: String, doc: &Document) -> Diagnostic {
+fn cli_diagnostic(
+    rule: &str,
+    severity: Severity,
+    message: String,
+    pointer: String,
+    doc: &Document,
+) -> Diagnostic {
     let pos = doc.position(&pointer);
     Diagnostic {
         rule: rule.to_owned(),
@@ -137,7 +143,10 @@ fn entry_of(entry: &Value) -> Result<(String, Option<String>), String> {
     let obj = entry
         .as_object()
         .ok_or("a suppression must be an object {rule, reason, pointer?}")?;
-    if let Some(k) = obj.keys().find(|k| !["rule", "pointer", "reason"].contains(&k.as_str())) {
+    if let Some(k) = obj
+        .keys()
+        .find(|k| !["rule", "pointer", "reason"].contains(&k.as_str()))
+    {
         return Err(format!(
             "unknown member `{k}` in a suppression (expected `rule`, `pointer`, `reason`)"
         ));
@@ -198,7 +207,10 @@ pub fn unused(
                         "the suppression of `{}` at `{p}` matches no finding; remove it",
                         s.rule
                     ),
-                    None => format!("the suppression of `{}` matches no finding; remove it", s.rule),
+                    None => format!(
+                        "the suppression of `{}` matches no finding; remove it",
+                        s.rule
+                    ),
                 }
             } else {
                 return None;
@@ -237,11 +249,9 @@ mod tests {
 
     #[test]
     fn matches_by_rule_prefix_and_subtree() {
-        let d = doc(
-            r#"{"x-mcpdesc-suppress": [
+        let d = doc(r#"{"x-mcpdesc-suppress": [
                 {"rule": "mcp.elicitation.*", "pointer": "/tools/0", "reason": "r"},
-                {"rule": "mcpdesc.info.name", "reason": "r"}]}"#,
-        );
+                {"rule": "mcpdesc.info.name", "reason": "r"}]}"#);
         let (mut sups, problems) = parse(&d);
         assert!(problems.is_empty());
         let mut diags = vec![
@@ -256,7 +266,9 @@ mod tests {
 
     #[test]
     fn malformed_entries_are_reported() {
-        let d = doc(r#"{"x-mcpdesc-suppress": [{"rule": "a"}, {"reason": "b"}, 3, {"rule": "a", "reason": "b", "pointer": "x"}]}"#);
+        let d = doc(
+            r#"{"x-mcpdesc-suppress": [{"rule": "a"}, {"reason": "b"}, 3, {"rule": "a", "reason": "b", "pointer": "x"}]}"#,
+        );
         let (sups, problems) = parse(&d);
         assert!(sups.is_empty());
         assert_eq!(problems.len(), 4);

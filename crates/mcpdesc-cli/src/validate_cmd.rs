@@ -45,7 +45,12 @@ pub struct ValidateOptions {
     #[arg(long, help_heading = "Profile and selection")]
     pub strict: bool,
     /// Lowest severity that makes the run fail (exit 1) [default: error].
-    #[arg(long, value_enum, value_name = "LEVEL", help_heading = "Profile and selection")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "LEVEL",
+        help_heading = "Profile and selection"
+    )]
     pub fail_on: Option<FailOn>,
     /// Run only these rules: ids or prefixes (`mcp.elicitation.*`); repeatable or
     /// comma-separated. Replaces `select` of the configuration file.
@@ -190,7 +195,8 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         (None, _) => None,
     };
 
-    let inputs = inputs::expand(&args.files, o.stdin_filename.as_deref())?;
+    let exclude: Vec<PathBuf> = s.baseline.iter().map(|b| config::absolute(b)).collect();
+    let inputs = inputs::expand(&args.files, o.stdin_filename.as_deref(), &exclude)?;
     let mut stdin_text = None;
     if inputs.iter().any(|i| i.source == Source::Stdin) {
         let mut buf = Vec::new();
@@ -228,7 +234,11 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
                 .iter()
                 .any(|r| suppress::rule_matches(pattern, r.id()) && selection.includes(r.id()))
     };
-    let known = |pattern: &str| cat.rules.iter().any(|r| suppress::rule_matches(pattern, r.id()));
+    let known = |pattern: &str| {
+        cat.rules
+            .iter()
+            .any(|r| suppress::rule_matches(pattern, r.id()))
+    };
     let unused_selected = selection.includes(suppress::UNUSED);
     let invalid_selected = selection.includes(suppress::INVALID);
 
@@ -335,15 +345,18 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         OutputFormat::Junit => render::junit(&results, &ctx),
     };
     let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()) {
+    if let Err(e) = stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             return Err(e.into());
         }
     }
 
-    let failed = results.iter().any(|r| {
-        r.load_error.is_some() || r.diagnostics.iter().any(|d| d.severity >= s.fail_on)
-    });
+    let failed = results
+        .iter()
+        .any(|r| r.load_error.is_some() || r.diagnostics.iter().any(|d| d.severity >= s.fail_on));
     Ok(ExitCode::from(if io_errors {
         2
     } else if failed {

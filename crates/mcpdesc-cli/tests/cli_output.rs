@@ -107,10 +107,12 @@ fn sarif_output_is_valid_sarif_2_1_0() {
         assert!(errors.is_empty(), "{errors:#?}");
         let run0 = &log["runs"][0];
         let rules = run0["tool"]["driver"]["rules"].as_array().unwrap();
-        assert!(rules.iter().any(|r| r["id"] == "mcp.elicitation.protocol-version"
-            && r["helpUri"]
-                .as_str()
-                .is_some_and(|u| u.ends_with("/mcp/mcp.elicitation.protocol-version"))));
+        assert!(rules
+            .iter()
+            .any(|r| r["id"] == "mcp.elicitation.protocol-version"
+                && r["helpUri"]
+                    .as_str()
+                    .is_some_and(|u| u.ends_with("/mcp/mcp.elicitation.protocol-version"))));
         assert!(rules
             .iter()
             .any(|r| r["id"] == "mcpdesc-cli.unused-suppression"));
@@ -129,11 +131,17 @@ fn exit_codes_follow_fail_on_and_strict() {
         validate(&["--fail-on", "warning", "servers/calendar.yaml"]).code,
         Some(1)
     );
-    assert_eq!(validate(&["--strict", "servers/calendar.yaml"]).code, Some(1));
+    assert_eq!(
+        validate(&["--strict", "servers/calendar.yaml"]).code,
+        Some(1)
+    );
     // Errors.
     assert_eq!(validate(&["servers/registry.json"]).code, Some(1));
     // Usage.
-    assert_eq!(validate(&["--fail-on", "sometimes", "x.json"]).code, Some(2));
+    assert_eq!(
+        validate(&["--fail-on", "sometimes", "x.json"]).code,
+        Some(2)
+    );
     assert_eq!(validate(&[]).code, Some(2));
 }
 
@@ -261,8 +269,8 @@ fn write(dir: &Path, rel: &str, text: &str) {
 }
 
 fn paths(run: &Run) -> Vec<String> {
-    let v: serde_json::Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", run.output()));
+    let v: serde_json::Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.output()));
     v["files"]
         .as_array()
         .unwrap()
@@ -273,7 +281,8 @@ fn paths(run: &Run) -> Vec<String> {
 
 const VALID: &str = r#"{"mcpdesc": "0.8.0", "info": {"name": "a", "version": "1.0.0"},
   "protocolVersions": ["2025-11-25"]}"#;
-const CALENDAR: &str = "mcpdesc: 0.8.0\ninfo:\n  name: c\n  version: \"2026.03\"\nprotocolVersions: [2025-11-25]\n";
+const CALENDAR: &str =
+    "mcpdesc: 0.8.0\ninfo:\n  name: c\n  version: \"2026.03\"\nprotocolVersions: [2025-11-25]\n";
 
 #[test]
 fn directories_honour_gitignore_skip_sidecars_and_sort() {
@@ -411,7 +420,14 @@ fn the_suppression_extension_passes_the_catalogue() {
     );
     let run = mcpdesc_in(
         tmp.path(),
-        ["validate", "--format", "json", "--fail-on", "info", "doc.json"],
+        [
+            "validate",
+            "--format",
+            "json",
+            "--fail-on",
+            "info",
+            "doc.json",
+        ],
     );
     assert_eq!(run.code, Some(0), "{}", run.output());
     // Without the command line's suppression handling, the catalogue accepts the member.
@@ -492,12 +508,7 @@ fn baselines_hide_known_findings_and_survive_unrelated_edits() {
     // The baseline is found relative to its own directory, from anywhere.
     let run = mcpdesc_in(
         &d.join("docs"),
-        [
-            "validate",
-            "--baseline",
-            "../baseline.json",
-            "cal.yaml",
-        ],
+        ["validate", "--baseline", "../baseline.json", "cal.yaml"],
     );
     assert!(run.stdout.contains("1 in the baseline"), "{}", run.output());
 
@@ -566,7 +577,11 @@ fn rules_show_and_explain() {
     assert_eq!(cli_rule.code, Some(0));
     let unknown = mcpdesc(["explain", "mcp.elicitation.protocol"]);
     assert_eq!(unknown.code, Some(2));
-    assert!(unknown.stderr.contains("did you mean"), "{}", unknown.output());
+    assert!(
+        unknown.stderr.contains("did you mean"),
+        "{}",
+        unknown.output()
+    );
 }
 
 #[test]

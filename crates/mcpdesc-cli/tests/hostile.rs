@@ -54,7 +54,7 @@ fn run(args: &[&str]) -> Outcome {
     };
     let read = |p: &Path| {
         let bytes = std::fs::read(p).unwrap_or_default();
-        String::from_utf8_lossy(&bytes[..bytes.len().min(64 * 1024)]).into_owned()
+        String::from_utf8_lossy(&bytes[..bytes.len().min(4 * 1024 * 1024)]).into_owned()
     };
     let out = format!("{}{}", read(&stdout), read(&stderr));
     let Some(code) = status.code() else {

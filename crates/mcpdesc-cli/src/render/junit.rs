@@ -89,10 +89,7 @@ pub fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
         }
         if t == 0 {
             t = 1;
-            let _ = writeln!(
-                cases,
-                "    <testcase classname=\"{path}\" name=\"valid\"/>"
-            );
+            let _ = writeln!(cases, "    <testcase classname=\"{path}\" name=\"valid\"/>");
         }
         tests += t;
         failures += f;

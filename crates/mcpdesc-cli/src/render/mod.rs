@@ -54,7 +54,11 @@ pub struct FileResult {
 impl FileResult {
     /// The document loaded and has no error-level finding.
     pub fn is_valid(&self) -> bool {
-        self.load_error.is_none() && !self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+        self.load_error.is_none()
+            && !self
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error)
     }
 
     /// A load failure that no rule turned into a diagnostic.

@@ -68,12 +68,7 @@ pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> 
                 let cells: Vec<&str> = row.iter().map(String::as_str).collect();
                 let _ = writeln!(out, "{}", line(&cells));
             }
-            let _ = writeln!(
-                out,
-                "{} of {} rule(s)",
-                rules.len(),
-                cat.rules.len()
-            );
+            let _ = writeln!(out, "{} of {} rule(s)", rules.len(), cat.rules.len());
             Ok(out)
         }
     }
@@ -135,14 +130,30 @@ pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
     field(&mut o, "spec", &d.required_by.spec);
     field(&mut o, "sections", &d.required_by.sections.join(", "));
     for r in &d.required_by.requirements {
-        let url = r.url.as_deref().map(|u| format!(" <{u}>")).unwrap_or_default();
-        field(&mut o, "requirement", &format!("{} #{}{url}", r.section, r.anchor));
+        let url = r
+            .url
+            .as_deref()
+            .map(|u| format!(" <{u}>"))
+            .unwrap_or_default();
+        field(
+            &mut o,
+            "requirement",
+            &format!("{} #{}{url}", r.section, r.anchor),
+        );
     }
 
-    let _ = writeln!(o, "\nBased on (tier {}): {}", d.based_on.tier, d.based_on.label);
+    let _ = writeln!(
+        o,
+        "\nBased on (tier {}): {}",
+        d.based_on.tier, d.based_on.label
+    );
     let _ = writeln!(o, "{}", indented(&d.based_on.detail, 2));
     for s in &d.based_on.sources {
-        let url = s.url.as_deref().map(|u| format!(" <{u}>")).unwrap_or_default();
+        let url = s
+            .url
+            .as_deref()
+            .map(|u| format!(" <{u}>"))
+            .unwrap_or_default();
         let _ = writeln!(o, "  - {}{url}", s.text.trim());
     }
 
@@ -181,9 +192,16 @@ pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
     if d.examples.valid.is_empty() && d.examples.invalid.is_empty() {
         let _ = writeln!(o, "  (none)");
     }
-    for (label, list) in [("valid", &d.examples.valid), ("invalid", &d.examples.invalid)] {
+    for (label, list) in [
+        ("valid", &d.examples.valid),
+        ("invalid", &d.examples.invalid),
+    ] {
         for e in list {
-            let pointer = if e.pointer.is_empty() { "(root)" } else { &e.pointer };
+            let pointer = if e.pointer.is_empty() {
+                "(root)"
+            } else {
+                &e.pointer
+            };
             let _ = writeln!(o, "  {label:<8}{}  at {pointer}", e.fixture);
         }
     }

@@ -74,6 +74,11 @@ pub fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     let p = Palette::new(ctx.color);
     let mut out = String::new();
     for r in results {
+        let lines: Vec<&str> = r
+            .source
+            .as_deref()
+            .map(|s| s.lines().collect())
+            .unwrap_or_default();
         if let Some(e) = r.unclaimed_load_error() {
             let at = if e.line > 0 {
                 format!("{}:{}:{}", r.path, e.line, e.column)
@@ -89,14 +94,12 @@ pub fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
                 e.message
             );
             if e.line > 0 {
-                if let Some(src) = &r.source {
-                    excerpt(&mut out, &p, src, e.line, e.column, is_yaml(&r.path));
-                }
+                excerpt(&mut out, &p, &lines, e.line, e.column, is_yaml(&r.path));
             }
             out.push('\n');
         }
         for d in &r.diagnostics {
-            diagnostic(&mut out, &p, r, d, ctx);
+            diagnostic(&mut out, &p, r, &lines, d, ctx);
             out.push('\n');
         }
     }
@@ -104,7 +107,14 @@ pub fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     out
 }
 
-fn diagnostic(out: &mut String, p: &Palette, r: &FileResult, d: &Diagnostic, ctx: &RenderContext) {
+fn diagnostic(
+    out: &mut String,
+    p: &Palette,
+    r: &FileResult,
+    lines: &[&str],
+    d: &Diagnostic,
+    ctx: &RenderContext,
+) {
     let at = if d.line > 0 {
         format!("{}:{}:{}", r.path, d.line, d.column)
     } else {
@@ -120,10 +130,7 @@ fn diagnostic(out: &mut String, p: &Palette, r: &FileResult, d: &Diagnostic, ctx
         versions_suffix(d)
     );
     let gutter = if d.line > 0 {
-        match &r.source {
-            Some(src) => excerpt(out, p, src, d.line, d.column, is_yaml(&r.path)),
-            None => 0,
-        }
+        excerpt(out, p, lines, d.line, d.column, is_yaml(&r.path))
     } else {
         0
     };
@@ -133,7 +140,11 @@ fn diagnostic(out: &mut String, p: &Palette, r: &FileResult, d: &Diagnostic, ctx
             out,
             "{pad} {} pointer: {}",
             paint(p.gutter, "="),
-            if d.pointer.is_empty() { "(root)" } else { &d.pointer }
+            if d.pointer.is_empty() {
+                "(root)"
+            } else {
+                &d.pointer
+            }
         );
     }
     let rule = ctx.catalogue.rule(&d.rule);
@@ -161,10 +172,16 @@ fn is_yaml(path: &str) -> bool {
     lower.ends_with(".yaml") || lower.ends_with(".yml")
 }
 
-/// Writes the lines around `line` with a caret under the node at `column`; returns the gutter
+/// Writes the lines (of `lines`, the source) around `line` with a caret under the node at `column`; returns the gutter
 /// width used (0 when the line is not in `src`).
-fn excerpt(out: &mut String, p: &Palette, src: &str, line: u32, column: u32, yaml: bool) -> usize {
-    let lines: Vec<&str> = src.lines().collect();
+fn excerpt(
+    out: &mut String,
+    p: &Palette,
+    lines: &[&str],
+    line: u32,
+    column: u32,
+    yaml: bool,
+) -> usize {
     let idx = line as usize;
     if idx == 0 || idx > lines.len() {
         return 0;
@@ -286,7 +303,10 @@ mod tests {
 
     #[test]
     fn caret_spans_the_token() {
-        assert_eq!(caret(r#"  "mode": "url","#, 11, false), ("          ".into(), 5));
+        assert_eq!(
+            caret(r#"  "mode": "url","#, 11, false),
+            ("          ".into(), 5)
+        );
         assert_eq!(caret("  name: My Server # x", 9, true).1, 9);
         assert_eq!(caret("  - {a: 1}", 5, true).1, 1);
         assert_eq!(caret("\tx: 1", 2, true), ("\t".into(), 1));

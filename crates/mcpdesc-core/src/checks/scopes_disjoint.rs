@@ -9,6 +9,8 @@
 //! present (e.g. its scope list), else at the item itself. The check does not depend on the
 //! version being evaluated: scopes are a property of the whole document.
 
+use std::collections::HashMap;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -16,7 +18,7 @@ use serde_json::{Map, Value};
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{excerpt, EvalCtx, Finding};
 use crate::relpath::RelPath;
-use crate::versions::VersionSet;
+use crate::versions::{VersionSet, MAX_VERSIONS};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -62,9 +64,12 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
 
 impl Check for ScopesDisjoint {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
-        // (key text, item pointer, scope) of the items seen so far.
-        let mut seen: Vec<(String, String, VersionSet)> = Vec::new();
-        for item in self.items.select(cx.root, node.pointer) {
+        // Per key text: the union of the scopes seen so far, and for each version the first
+        // item (its order and pointer) whose scope holds it. Linear in the number of items,
+        // whatever the document (a pairwise comparison would be quadratic).
+        type Seen = (VersionSet, Vec<Option<(usize, String)>>);
+        let mut seen: HashMap<String, Seen> = HashMap::new();
+        for (order, item) in self.items.select(cx.root, node.pointer).into_iter().enumerate() {
             let Some(key) = self.key.first(cx.root, &item.pointer) else {
                 continue;
             };
@@ -73,12 +78,19 @@ impl Check for ScopesDisjoint {
                 other => other.to_string(),
             };
             let scope = cx.scopes.scope_of(&item.pointer);
-            let mut overlaps = VersionSet::EMPTY;
-            let mut first: Option<&str> = None;
-            for (k, ptr, s) in &seen {
-                if *k == text && !s.intersection(scope).is_empty() {
-                    overlaps = overlaps.union(s.intersection(scope));
-                    first.get_or_insert(ptr.as_str());
+            let (union, firsts) = seen
+                .entry(text)
+                .or_insert_with(|| (VersionSet::EMPTY, vec![None; MAX_VERSIONS]));
+            let overlaps = union.intersection(scope);
+            let first = overlaps
+                .iter()
+                .filter_map(|v| firsts.get(v.index()).and_then(Option::as_ref))
+                .min_by_key(|(o, _)| *o)
+                .map(|(_, p)| p.clone());
+            *union = union.union(scope);
+            for v in scope.iter() {
+                if let Some(slot @ None) = firsts.get_mut(v.index()) {
+                    *slot = Some((order, item.pointer.clone()));
                 }
             }
             if let Some(first) = first {
@@ -90,11 +102,10 @@ impl Check for ScopesDisjoint {
                 out.push(
                     Finding::new(at)
                         .with("name", excerpt(key.value))
-                        .with("first", first.to_owned())
+                        .with("first", first)
                         .with("overlap", cx.versions.names(overlaps).join(", ")),
                 );
             }
-            seen.push((text, item.pointer, scope));
         }
     }
 }
