@@ -31,6 +31,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let report = engine().validate_bytes(rest, format);
     if report.load_error.is_none() && report.diagnostics.len() < 50 {
-        assert_eq!(report, engine().validate_bytes(rest, format), "deterministic");
+        assert_eq!(
+            report,
+            engine().validate_bytes(rest, format),
+            "deterministic"
+        );
     }
 });

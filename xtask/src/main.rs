@@ -39,11 +39,14 @@ fn main() -> ExitCode {
 
 /// Writes (or checks) `docs/rule-file.schema.json` and the check reference of
 /// `docs/rule-format.md`.
+/// Also `docs/coverage.md`, from the rules' `covers` and `docs/coverage-notes.yaml`.
 fn generate(check: bool) -> Result<()> {
     use mcpdesc_core::rules::schema;
     let path = workspace().join("docs/rule-file.schema.json");
     let text = serde_json::to_string_pretty(&schema::rule_file_schema())? + "\n";
     write_or_check(&path, &text, check)?;
+    let path = workspace().join("docs/coverage.md");
+    write_or_check(&path, &coverage_markdown()?, check)?;
     let path = workspace().join("docs/rule-format.md");
     let current =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
@@ -64,4 +67,18 @@ fn write_or_check(path: &Path, text: &str, check: bool) -> Result<()> {
         return Ok(());
     }
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// The requirement coverage page, from the workspace rules and `docs/coverage-notes.yaml`.
+fn coverage_markdown() -> Result<String> {
+    use mcpdesc_core::{coverage, RuleSet};
+    let catalogue = RuleSet::from_dir(&workspace().join("rules"))
+        .and_then(|set| set.compile())
+        .map_err(|e| anyhow::anyhow!("loading rules/: {e}"))?;
+    let rules: Vec<_> = catalogue.rules.iter().map(|r| &r.def).collect();
+    let path = workspace().join("docs/coverage-notes.yaml");
+    let notes =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    coverage::markdown(&rules, &notes)
+        .map_err(|problems| anyhow::anyhow!("docs/coverage.md:\n  {}", problems.join("\n  ")))
 }

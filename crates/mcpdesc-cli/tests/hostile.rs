@@ -32,7 +32,9 @@ fn run(args: &[&str]) -> Outcome {
     let (stdout, stderr) = (dir.path().join("out"), dir.path().join("err"));
     let mut child = Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -v {MEMORY_LIMIT_KIB} && exec \"$0\" \"$@\""))
+        .arg(format!(
+            "ulimit -v {MEMORY_LIMIT_KIB} && exec \"$0\" \"$@\""
+        ))
         .arg(env!("CARGO_BIN_EXE_mcpdesc"))
         .args(args)
         .env("RUST_BACKTRACE", "0")
@@ -60,7 +62,12 @@ fn run(args: &[&str]) -> Outcome {
     let Some(code) = status.code() else {
         panic!("mcpdesc {args:?} was ended by a signal ({status:?}):\n{out}");
     };
-    for bad in ["panicked", "stack overflow", "memory allocation", "RUST_BACKTRACE"] {
+    for bad in [
+        "panicked",
+        "stack overflow",
+        "memory allocation",
+        "RUST_BACKTRACE",
+    ] {
         assert!(
             !out.contains(bad),
             "mcpdesc {args:?} printed `{bad}`:\n{out}"
@@ -140,7 +147,10 @@ fn yaml_alias_bomb() {
     let mut y = String::from("a: &a [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n");
     let mut prev = 'a';
     for c in 'b'..='j' {
-        let _ = writeln!(y, "{c}: &{c} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]");
+        let _ = writeln!(
+            y,
+            "{c}: &{c} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]"
+        );
         prev = c;
     }
     let s = Scratch::new();
@@ -155,7 +165,12 @@ fn yaml_alias_bomb() {
 fn yaml_merge_key_bomb() {
     let mut y = String::from("base: &b0 {k0: v, k1: v, k2: v, k3: v}\n");
     for i in 1..20 {
-        let _ = writeln!(y, "m{i}: &b{i}\n  <<: [*b{}, *b{}]\n  x{i}: v", i - 1, i - 1);
+        let _ = writeln!(
+            y,
+            "m{i}: &b{i}\n  <<: [*b{}, *b{}]\n  x{i}: v",
+            i - 1,
+            i - 1
+        );
     }
     let s = Scratch::new();
     refused(
@@ -217,7 +232,10 @@ fn yaml_custom_tags() {
     for (name, y) in [
         ("local.yaml", "mcpdesc: !evil 0.8.0\n"),
         ("global.yaml", "mcpdesc: !!python/object:os.system 0.8.0\n"),
-        ("verbatim.yaml", "mcpdesc: !<tag:example.com,2000:x> 0.8.0\n"),
+        (
+            "verbatim.yaml",
+            "mcpdesc: !<tag:example.com,2000:x> 0.8.0\n",
+        ),
     ] {
         refused(&s.file(name, y), &[], &["tag", "is not allowed", "1:10"]);
     }
@@ -264,7 +282,9 @@ fn utf8_bom_is_skipped() {
     let out = run(&["validate", s.file("bom.json", &bytes).to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.out);
     let mut bytes = b"\xEF\xBB\xBF".to_vec();
-    bytes.extend_from_slice(b"mcpdesc: 0.8.0\ninfo: {name: x, version: 1.0.0}\nprotocolVersions: [2025-11-25]\n");
+    bytes.extend_from_slice(
+        b"mcpdesc: 0.8.0\ninfo: {name: x, version: 1.0.0}\nprotocolVersions: [2025-11-25]\n",
+    );
     let out = run(&["validate", s.file("bom.yaml", &bytes).to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.out);
 }
@@ -323,7 +343,10 @@ fn json_deep_nesting() {
         &["max-depth (256)", "--max-depth", "1:257"],
     );
     refused(
-        &s.file("deep-obj.json", format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n))),
+        &s.file(
+            "deep-obj.json",
+            format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n)),
+        ),
         &[],
         &["max-depth", "--max-depth"],
     );
@@ -334,10 +357,10 @@ fn json_deep_nesting_at_the_depth_ceiling() {
     // The highest depth the flag accepts, with a document that deep: evaluation recurses over
     // it and must stay within the stack.
     let s = Scratch::new();
-    let n = 10_000;
+    let n = 1_000;
     let deep = format!("{}1{}", "{\"a\":".repeat(n - 1), "}".repeat(n - 1));
     let file = s.file("deep.json", doc_with(&format!("\"x-deep\": {deep}")));
-    let out = run(&["validate", file.to_str().unwrap(), "--max-depth", "10000"]);
+    let out = run(&["validate", file.to_str().unwrap(), "--max-depth", "1000"]);
     assert!(out.code <= 1, "{}", out.out);
     let file = s.file(
         "deep-schema.json",
@@ -346,9 +369,9 @@ fn json_deep_nesting_at_the_depth_ceiling() {
             format!("{}{{}}{}", "{\"not\":".repeat(n - 10), "}".repeat(n - 10))
         )),
     );
-    let out = run(&["validate", file.to_str().unwrap(), "--max-depth", "10000"]);
+    let out = run(&["validate", file.to_str().unwrap(), "--max-depth", "1000"]);
     assert!(out.code <= 1, "{}", out.out);
-    let out = run(&["validate", file.to_str().unwrap(), "--max-depth", "10001"]);
+    let out = run(&["validate", file.to_str().unwrap(), "--max-depth", "1001"]);
     assert_eq!(out.code, 2, "{}", out.out);
 }
 
@@ -363,7 +386,11 @@ fn json_100_mb_document_is_refused_by_size() {
         .and_then(|f| f.set_len(100 * 1024 * 1024))
         .expect("grow file");
     refused(&path, &[], &["max-input-bytes", "--max-input-bytes"]);
-    let out = refused(&path, &["--max-input-bytes", "1024"], &["max-input-bytes (1024)"]);
+    let out = refused(
+        &path,
+        &["--max-input-bytes", "1024"],
+        &["max-input-bytes (1024)"],
+    );
     assert!(out.elapsed < Duration::from_secs(10));
 }
 
@@ -388,7 +415,10 @@ fn json_non_finite_literals() {
 fn json_duplicate_keys() {
     let s = Scratch::new();
     refused(
-        &s.file("dup.json", "{\"mcpdesc\": \"0.8.0\",\n \"mcpdesc\": \"0.8.0\"}"),
+        &s.file(
+            "dup.json",
+            "{\"mcpdesc\": \"0.8.0\",\n \"mcpdesc\": \"0.8.0\"}",
+        ),
         &[],
         &["duplicate key `mcpdesc`", "2:2"],
     );
@@ -533,7 +563,12 @@ fn no_network_for_ref_and_schema() {
     let file = s.file("net.json", doc);
     let out = run(&["validate", file.to_str().unwrap()]);
     assert!(out.code <= 2, "{}", out.out);
-    assert_eq!(trap.finish(), 0, "a connection reached the listener:\n{}", out.out);
+    assert_eq!(
+        trap.finish(),
+        0,
+        "a connection reached the listener:\n{}",
+        out.out
+    );
 }
 
 #[test]
@@ -572,7 +607,11 @@ fn component_reference_long_chains() {
         &[],
         &["max-reference-chain (64)", "--max-reference-chain"],
     );
-    refused(&file, &["--max-reference-chain", "8"], &["max-reference-chain (8)"]);
+    refused(
+        &file,
+        &["--max-reference-chain", "8"],
+        &["max-reference-chain (8)"],
+    );
 }
 
 #[test]
@@ -661,7 +700,11 @@ fn bad_rules(files: &[(&str, &[u8])], expected: &[&str]) {
     let out = run(&["rules", "list", "--rules", dir.to_str().unwrap()]);
     assert_eq!(out.code, 2, "{}", excerpt(&out.out));
     for e in expected {
-        assert!(out.out.contains(e), "expected `{e}`:\n{}", excerpt(&out.out));
+        assert!(
+            out.out.contains(e),
+            "expected `{e}`:\n{}",
+            excerpt(&out.out)
+        );
     }
 }
 
@@ -675,7 +718,10 @@ fn rule_file_truncated() {
         let cut = &full[..cut];
         bad_rules(&[("info.yaml", cut)], &["info.yaml:"]);
     }
-    bad_rules(&[("x.yaml", b"rules:\n  - id: \"unterminated\n")], &["x.yaml:2:"]);
+    bad_rules(
+        &[("x.yaml", b"rules:\n  - id: \"unterminated\n")],
+        &["x.yaml:2:"],
+    );
     bad_rules(&[("x.yaml", b"rules: [{id: a, title: [\n")], &["x.yaml:"]);
 }
 
@@ -695,7 +741,8 @@ fn rule_file_wrong_types() {
     ] {
         bad_rules(&[("x.yaml", text.as_bytes())], &[at]);
     }
-    let rule = format!("{RULE}    then:\n      - check: json-schema\n        schema: {{type: 5}}\n");
+    let rule =
+        format!("{RULE}    then:\n      - check: json-schema\n        schema: {{type: 5}}\n");
     bad_rules(&[("x.yaml", rule.as_bytes())], &["x.yaml:"]);
     let rule = format!("{RULE}    then:\n      - check: pattern\n        pattern: \"(\"\n");
     bad_rules(&[("x.yaml", rule.as_bytes())], &["x.yaml:"]);
@@ -713,7 +760,10 @@ fn rule_file_binary_garbage() {
     }
     bad_rules(&[("garbage.yaml", &garbage)], &["garbage.yaml:"]);
     bad_rules(&[("nul.yaml", b"rules:\0\0\0\n")], &["nul.yaml:1:"]);
-    bad_rules(&[("bad-utf8.yaml", b"rules:\n  - id: \xFF\xFE\n")], &["bad-utf8.yaml:2:9"]);
+    bad_rules(
+        &[("bad-utf8.yaml", b"rules:\n  - id: \xFF\xFE\n")],
+        &["bad-utf8.yaml:2:9"],
+    );
     bad_rules(&[("schemas/bad.json", b"{\"type\": \xFF}")], &[]);
 }
 
@@ -727,7 +777,10 @@ fn rule_file_huge_and_deep() {
     }
     bad_rules(&[("big.yaml", big.as_bytes())], &["big.yaml:"]);
     let bomb = "a: &a [x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n";
-    bad_rules(&[("bomb.yaml", bomb.as_bytes())], &["bomb.yaml:1:4", "aliases"]);
+    bad_rules(
+        &[("bomb.yaml", bomb.as_bytes())],
+        &["bomb.yaml:1:4", "aliases"],
+    );
     // A file of `max-input-bytes` + 1: refused without being held whole.
     let huge = vec![b'#'; 64 * 1024 * 1024 + 1];
     bad_rules(&[("huge.yaml", &huge)], &["huge.yaml:", "max-input-bytes"]);

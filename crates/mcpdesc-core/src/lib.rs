@@ -8,6 +8,7 @@
 
 pub mod checks;
 pub mod corpus;
+pub mod coverage;
 pub mod diagnostic;
 pub mod document;
 mod engine;

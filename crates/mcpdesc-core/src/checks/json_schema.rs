@@ -142,7 +142,10 @@ impl Check for JsonSchemaCheck {
                     return;
                 };
                 let draft = draft_of(hit.value, *draft);
-                match cx.cache.compile_at(&hit.pointer, hit.value, |s| build(s, draft)) {
+                match cx
+                    .cache
+                    .compile_at(&hit.pointer, hit.value, |s| build(s, draft))
+                {
                     Compiled::Valid(v) => v,
                     Compiled::Invalid(_) | Compiled::Refused => return,
                 }

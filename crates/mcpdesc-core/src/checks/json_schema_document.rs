@@ -152,7 +152,10 @@ impl Check for JsonSchemaDocument {
             node.value
         };
         // Compiled once per distinct schema, within the evaluation's schema limits.
-        let error = match cx.cache.compile_at(node.pointer, schema, |s| build(s, draft)) {
+        let error = match cx
+            .cache
+            .compile_at(node.pointer, schema, |s| build(s, draft))
+        {
             Compiled::Valid(_) | Compiled::Refused => None,
             Compiled::Invalid(e) => Some(e),
         };

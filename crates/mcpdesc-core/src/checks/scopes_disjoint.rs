@@ -69,7 +69,12 @@ impl Check for ScopesDisjoint {
         // whatever the document (a pairwise comparison would be quadratic).
         type Seen = (VersionSet, Vec<Option<(usize, String)>>);
         let mut seen: HashMap<String, Seen> = HashMap::new();
-        for (order, item) in self.items.select(cx.root, node.pointer).into_iter().enumerate() {
+        for (order, item) in self
+            .items
+            .select(cx.root, node.pointer)
+            .into_iter()
+            .enumerate()
+        {
             let Some(key) = self.key.first(cx.root, &item.pointer) else {
                 continue;
             };

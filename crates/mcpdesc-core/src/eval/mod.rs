@@ -127,7 +127,11 @@ pub const LIMIT_RULE: &str = "mcpdesc.limits";
 /// skipped work past the limit, so the document cannot be called valid.
 fn limit_diagnostics(doc: &Document, exceeded: Vec<LimitExceeded>) -> Vec<Diagnostic> {
     let mut out: Vec<(&'static str, usize, Diagnostic)> = Vec::new();
+    let mut places: std::collections::HashSet<(&'static str, String)> = Default::default();
     for e in exceeded {
+        if !places.insert((e.limit, e.pointer.clone())) {
+            continue;
+        }
         if let Some((_, n, _)) = out.iter_mut().find(|(limit, _, _)| *limit == e.limit) {
             *n += 1;
             continue;

@@ -108,6 +108,9 @@ pub struct RuleDef {
     pub enforcement: Enforcement,
     /// For every protocol version of the catalogue: whether the rule applies.
     pub applicability: BTreeMap<String, Applicability>,
+    /// Requirement rows of the specification's requirement inventory this rule implements.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub covers: Vec<String>,
     pub required_by: RequiredBy,
     pub based_on: BasedOn,
     /// Further remarks shown on the rule page.
