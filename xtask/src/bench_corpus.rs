@@ -309,18 +309,85 @@ impl Rng {
 }
 
 const VERBS: &[&str] = &[
-    "analyze", "archive", "build", "check", "classify", "compare", "convert", "create", "deploy",
-    "describe", "estimate", "export", "fetch", "find", "forecast", "import", "index", "inspect",
-    "list", "merge", "monitor", "plan", "publish", "rank", "reconcile", "render", "resolve",
-    "review", "schedule", "search", "summarize", "sync", "tag", "translate", "update", "verify",
+    "analyze",
+    "archive",
+    "build",
+    "check",
+    "classify",
+    "compare",
+    "convert",
+    "create",
+    "deploy",
+    "describe",
+    "estimate",
+    "export",
+    "fetch",
+    "find",
+    "forecast",
+    "import",
+    "index",
+    "inspect",
+    "list",
+    "merge",
+    "monitor",
+    "plan",
+    "publish",
+    "rank",
+    "reconcile",
+    "render",
+    "resolve",
+    "review",
+    "schedule",
+    "search",
+    "summarize",
+    "sync",
+    "tag",
+    "translate",
+    "update",
+    "verify",
 ];
 
 const NOUNS: &[&str] = &[
-    "account", "alert", "artifact", "asset", "booking", "branch", "budget", "build", "campaign",
-    "contract", "customer", "dashboard", "dataset", "deployment", "document", "experiment",
-    "forecast", "incident", "invoice", "issue", "ledger", "listing", "metric", "milestone",
-    "order", "pipeline", "playlist", "policy", "portfolio", "project", "release", "report",
-    "repository", "route", "schedule", "shipment", "snapshot", "survey", "ticket", "workflow",
+    "account",
+    "alert",
+    "artifact",
+    "asset",
+    "booking",
+    "branch",
+    "budget",
+    "build",
+    "campaign",
+    "contract",
+    "customer",
+    "dashboard",
+    "dataset",
+    "deployment",
+    "document",
+    "experiment",
+    "forecast",
+    "incident",
+    "invoice",
+    "issue",
+    "ledger",
+    "listing",
+    "metric",
+    "milestone",
+    "order",
+    "pipeline",
+    "playlist",
+    "policy",
+    "portfolio",
+    "project",
+    "release",
+    "report",
+    "repository",
+    "route",
+    "schedule",
+    "shipment",
+    "snapshot",
+    "survey",
+    "ticket",
+    "workflow",
 ];
 
 const AREAS: &[&str] = &[
@@ -339,23 +406,96 @@ const AREAS: &[&str] = &[
 ];
 
 const WORDS: &[&str] = &[
-    "current", "detailed", "filtered", "historical", "latest", "monthly", "normalized",
-    "pending", "quarterly", "recent", "regional", "scheduled", "shared", "summarized",
-    "validated", "weekly", "records", "entries", "values", "changes", "results", "owners",
-    "limits", "totals", "trends", "statuses", "identifiers", "timestamps", "categories",
-    "annotations", "the", "with", "for", "across", "including", "and", "by", "from",
+    "current",
+    "detailed",
+    "filtered",
+    "historical",
+    "latest",
+    "monthly",
+    "normalized",
+    "pending",
+    "quarterly",
+    "recent",
+    "regional",
+    "scheduled",
+    "shared",
+    "summarized",
+    "validated",
+    "weekly",
+    "records",
+    "entries",
+    "values",
+    "changes",
+    "results",
+    "owners",
+    "limits",
+    "totals",
+    "trends",
+    "statuses",
+    "identifiers",
+    "timestamps",
+    "categories",
+    "annotations",
+    "the",
+    "with",
+    "for",
+    "across",
+    "including",
+    "and",
+    "by",
+    "from",
 ];
 
 const FIELD_NAMES: &[&str] = &[
-    "query", "limit", "offset", "owner", "status", "region", "currency", "start_date",
-    "end_date", "include_archived", "priority", "label", "threshold", "format", "locale",
-    "team", "category", "cursor", "sort_by", "dry_run", "reason", "amount", "page_size",
-    "timezone", "channel", "notes", "source", "target", "version", "tags",
+    "query",
+    "limit",
+    "offset",
+    "owner",
+    "status",
+    "region",
+    "currency",
+    "start_date",
+    "end_date",
+    "include_archived",
+    "priority",
+    "label",
+    "threshold",
+    "format",
+    "locale",
+    "team",
+    "category",
+    "cursor",
+    "sort_by",
+    "dry_run",
+    "reason",
+    "amount",
+    "page_size",
+    "timezone",
+    "channel",
+    "notes",
+    "source",
+    "target",
+    "version",
+    "tags",
 ];
 
 const OUTPUT_NAMES: &[&str] = &[
-    "id", "count", "total", "status", "summary", "score", "items", "updated_at", "warnings",
-    "next_cursor", "owner", "url", "duration_ms", "confidence", "changes", "state",
+    "id",
+    "count",
+    "total",
+    "status",
+    "summary",
+    "score",
+    "items",
+    "updated_at",
+    "warnings",
+    "next_cursor",
+    "owner",
+    "url",
+    "duration_ms",
+    "confidence",
+    "changes",
+    "state",
 ];
 
 const TAGS: &[(&str, &str)] = &[
@@ -836,13 +976,9 @@ impl Gen {
                     json!([{"type": "text", "text": format!("The {noun} was not found.")}]),
                 );
                 result.insert("isError".into(), json!(true));
-                examples.insert(
-                    "not-found".into(),
-                    json!({"input": args, "result": result}),
-                );
+                examples.insert("not-found".into(), json!({"input": args, "result": result}));
             }
             tool.insert("examples".into(), Value::Object(examples));
-
         }
         if interactive {
             let mut steps = Vec::new();
@@ -935,7 +1071,10 @@ impl Gen {
         let noun = NOUNS[(n / AREAS.len()) % NOUNS.len()];
         let binary = n % 10 == 6;
         let (uri, mime) = if binary {
-            (format!("asset://{area}/{noun}-{n}.bin"), "application/octet-stream")
+            (
+                format!("asset://{area}/{noun}-{n}.bin"),
+                "application/octet-stream",
+            )
         } else if n % 2 == 0 {
             (format!("{area}://{noun}/{n}/summary"), "application/json")
         } else {
@@ -975,7 +1114,11 @@ impl Gen {
                     json!({"id": n, "status": "active", "owner": self.word(), "total": self.rng.range(1, 5000)})
                         .to_string()
                 } else {
-                    format!("# {}\n\n{}\n", Gen::title(&name), self.sentence("Notes on", 16))
+                    format!(
+                        "# {}\n\n{}\n",
+                        Gen::title(&name),
+                        self.sentence("Notes on", 16)
+                    )
                 };
                 let len = text.len();
                 content.insert("text".into(), json!(text));
@@ -996,10 +1139,7 @@ impl Gen {
                 );
             }
             result.insert("contents".into(), json!([content]));
-            r.insert(
-                "examples".into(),
-                json!({"current": {"result": result}}),
-            );
+            r.insert("examples".into(), json!({"current": {"result": result}}));
         }
         r.insert("tags".into(), self.tags());
         Value::Object(r)
@@ -1038,7 +1178,8 @@ impl Gen {
             let outer_value = format!("{outer}-{}", self.rng.range(1, 999));
             let inner_value = format!("{inner}-{}", self.rng.range(1, 9999));
             let uri = format!("{area}://{outer}s/{outer_value}/{noun}-{n}/{inner_value}");
-            let text = json!({"id": inner_value, "parent": outer_value, "state": "open"}).to_string();
+            let text =
+                json!({"id": inner_value, "parent": outer_value, "state": "open"}).to_string();
             let mut result = Map::new();
             let mut completion_result = Map::new();
             if scope.is_2026() {
@@ -1116,10 +1257,7 @@ impl Gen {
                 result.insert("resultType".into(), json!("complete"));
                 completion_result.insert("resultType".into(), json!("complete"));
             }
-            result.insert(
-                "description".into(),
-                json!(format!("Brief on {subject}")),
-            );
+            result.insert("description".into(), json!(format!("Brief on {subject}")));
             result.insert(
                 "messages".into(),
                 json!([
@@ -1153,8 +1291,7 @@ impl Gen {
 
 /// Canonical, padded base64.
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [

@@ -114,9 +114,7 @@ fn thousands(n: u64) -> String {
 }
 
 fn run(cmd: &mut Command) -> Result<()> {
-    let status = cmd
-        .status()
-        .with_context(|| format!("running {cmd:?}"))?;
+    let status = cmd.status().with_context(|| format!("running {cmd:?}"))?;
     if !status.success() {
         bail!("{cmd:?} failed: {status}");
     }
@@ -201,7 +199,8 @@ fn criterion_results(dir: &Path) -> BTreeMap<String, f64> {
                     let read = |name: &str| -> Option<Value> {
                         serde_json::from_str(&std::fs::read_to_string(p.join(name)).ok()?).ok()
                     };
-                    if let (Some(bench), Some(est)) = (read("benchmark.json"), read("estimates.json"))
+                    if let (Some(bench), Some(est)) =
+                        (read("benchmark.json"), read("estimates.json"))
                     {
                         if let (Some(id), Some(median)) = (
                             bench["full_id"].as_str(),
@@ -438,9 +437,18 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
     writeln!(w)?;
     writeln!(w, "```sh")?;
     writeln!(w, "cargo xtask bench-corpus            # target/bench-corpus/{{small,medium,large}}.{{json,yaml}}")?;
-    writeln!(w, "cargo bench -p mcpdesc-core --bench validate          # full criterion run")?;
-    writeln!(w, "MCPDESC_BENCH_QUICK=1 cargo bench -p mcpdesc-core --bench validate -- --noplot")?;
-    writeln!(w, "cargo xtask bench-report            # everything below, rewrites this page")?;
+    writeln!(
+        w,
+        "cargo bench -p mcpdesc-core --bench validate          # full criterion run"
+    )?;
+    writeln!(
+        w,
+        "MCPDESC_BENCH_QUICK=1 cargo bench -p mcpdesc-core --bench validate -- --noplot"
+    )?;
+    writeln!(
+        w,
+        "cargo xtask bench-report            # everything below, rewrites this page"
+    )?;
     writeln!(w, "```")?;
     writeln!(w)?;
     writeln!(w, "## Corpus")?;
@@ -516,7 +524,11 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
     writeln!(w, "| benchmark | median | throughput |")?;
     writeln!(w, "|---|---|---|")?;
     if let Some(ns) = get("catalogue/embedded") {
-        writeln!(w, "| catalogue load + compile (embedded) | {} | |", fmt_time(ns))?;
+        writeln!(
+            w,
+            "| catalogue load + compile (embedded) | {} | |",
+            fmt_time(ns)
+        )?;
     }
     let batch: Vec<(&String, &f64)> = results
         .iter()
@@ -545,7 +557,9 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
         median(version_times)
     )?;
     writeln!(w)?;
-    let large_hwm = measured["large.json"]["vm_hwm_kb"].as_f64().unwrap_or(f64::NAN);
+    let large_hwm = measured["large.json"]["vm_hwm_kb"]
+        .as_f64()
+        .unwrap_or(f64::NAN);
     let large_base = measured["large.json"]["vm_hwm_before_kb"]
         .as_f64()
         .unwrap_or(f64::NAN);

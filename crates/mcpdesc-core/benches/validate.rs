@@ -45,8 +45,8 @@ fn corpus() -> Vec<(Size, Format, Vec<u8>)> {
     for size in Size::ALL {
         for (ext, format) in [("json", Format::Json), ("yaml", Format::Yaml)] {
             let path = dir.join(format!("{}.{ext}", size.name()));
-            let bytes = std::fs::read(&path)
-                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            let bytes =
+                std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
             out.push((size, format, bytes));
         }
     }
@@ -67,7 +67,9 @@ fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::W
             .warm_up_time(Duration::from_millis(500))
             .measurement_time(Duration::from_secs(2));
     } else {
-        group.sample_size(20).measurement_time(Duration::from_secs(5));
+        group
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(5));
     }
 }
 

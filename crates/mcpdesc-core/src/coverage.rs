@@ -287,14 +287,14 @@ pub fn build<'a>(
             )),
         }
     };
-    for (reference, covering) in &by_rule {
+    for (&reference, covering) in &by_rule {
         let mut covering = covering.clone();
         covering.sort_by(|a, b| a.id.cmp(&b.id));
-        place(*reference, RowCoverage::Rules(covering), &mut problems);
+        place(reference, RowCoverage::Rules(covering), &mut problems);
     }
-    for (reference, note) in &by_note {
+    for (&reference, &note) in &by_note {
         if !by_rule.contains_key(reference) {
-            place(*reference, RowCoverage::Note(*note), &mut problems);
+            place(reference, RowCoverage::Note(note), &mut problems);
         }
     }
     if !problems.is_empty() {
@@ -312,12 +312,24 @@ pub fn build<'a>(
     Ok(Coverage { sections })
 }
 
-/// Escapes text for one Markdown table cell.
+/// Escapes text for one Markdown table cell: one line, `|` escaped, and `<` outside code
+/// spans written as an entity so that it is not read as HTML.
 fn cell(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace('|', "\\|")
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    for c in text.chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                out.push(c);
+            }
+            '|' => out.push_str("\\|"),
+            '<' if !in_code => out.push_str("&lt;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 fn levels(rules: &[&RuleDef]) -> String {
@@ -450,6 +462,11 @@ mod tests {
         for bad in ["3", "-04", "3-", "3.-04", "ce-01", "3-0x", "9..4-01"] {
             assert_eq!(split_ref(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn escapes_table_cells() {
+        assert_eq!(cell("x-<org>  a|b\n `<c>`"), "x-&lt;org> a\\|b `<c>`");
     }
 
     #[test]

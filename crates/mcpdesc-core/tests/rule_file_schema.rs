@@ -20,8 +20,12 @@ fn committed_schema_is_current() {
         "docs/rule-file.schema.json is stale; run `cargo xtask generate`"
     );
     let doc = std::fs::read_to_string(workspace().join("docs/rule-format.md")).unwrap();
-    let regenerated = mcpdesc_core::rules::schema::with_checks_reference(&doc).expect("markers present");
-    assert!(regenerated == doc, "docs/rule-format.md check reference is stale; run `cargo xtask generate`");
+    let regenerated =
+        mcpdesc_core::rules::schema::with_checks_reference(&doc).expect("markers present");
+    assert!(
+        regenerated == doc,
+        "docs/rule-format.md check reference is stale; run `cargo xtask generate`"
+    );
 }
 
 #[test]

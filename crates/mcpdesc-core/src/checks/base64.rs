@@ -58,7 +58,7 @@ fn sextet(b: u8) -> Option<u8> {
 /// Validates `text`; `Ok` holds the decoded length.
 pub(crate) fn validate(text: &str, canonical: bool) -> Result<usize, String> {
     let bytes = text.as_bytes();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(format!(
             "length {} is not a multiple of 4 (pad with `=`)",
             bytes.len()

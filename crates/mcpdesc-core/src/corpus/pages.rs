@@ -118,7 +118,7 @@ pub fn compare(pages: &Pages, out_dir: &Path) -> Result<Comparison, CorpusError>
     Ok(cmp)
 }
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteSummary {
     pub written: Vec<String>,
