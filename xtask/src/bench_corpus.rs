@@ -10,6 +10,9 @@
 //! This file depends on `serde_json` and the standard library only, so the benchmarks of the
 //! core crate can include it as a module.
 
+// `is_multiple_of` needs Rust 1.87; the workspace supports 1.85.
+#![allow(clippy::manual_is_multiple_of)]
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -27,6 +27,11 @@ struct Outcome {
 /// Runs `mcpdesc args…` under the bounds; fails the test on a timeout, a signal or panic text.
 #[track_caller]
 fn run(args: &[&str]) -> Outcome {
+    run_within(args, TIME_LIMIT)
+}
+
+#[track_caller]
+fn run_within(args: &[&str], time_limit: Duration) -> Outcome {
     let start = Instant::now();
     let dir = tempfile::tempdir().expect("tempdir");
     let (stdout, stderr) = (dir.path().join("out"), dir.path().join("err"));
@@ -47,10 +52,10 @@ fn run(args: &[&str]) -> Outcome {
         if let Some(status) = child.try_wait().expect("wait") {
             break status;
         }
-        if start.elapsed() > TIME_LIMIT {
+        if start.elapsed() > time_limit {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("mcpdesc {args:?} ran longer than {TIME_LIMIT:?}");
+            panic!("mcpdesc {args:?} ran longer than {time_limit:?}");
         }
         thread::sleep(Duration::from_millis(10));
     };
@@ -362,11 +367,11 @@ fn json_deep_nesting_at_the_depth_ceiling() {
     let file = s.file("deep.json", doc_with(&format!("\"x-deep\": {deep}")));
     let out = run(&["validate", file.to_str().unwrap(), "--max-depth", "1000"]);
     assert!(out.code <= 1, "{}", out.out);
+    let nots = format!("{}{{}}{}", "{\"not\":".repeat(n - 10), "}".repeat(n - 10));
     let file = s.file(
         "deep-schema.json",
         doc_with(&format!(
-            r#""tools": [{{"name": "t", "inputSchema": {{"type": "object", "properties": {{"p": {}}}}}}}]"#,
-            format!("{}{{}}{}", "{\"not\":".repeat(n - 10), "}".repeat(n - 10))
+            r#""tools": [{{"name": "t", "inputSchema": {{"type": "object", "properties": {{"p": {nots}}}}}}}]"#
         )),
     );
     let out = run(&["validate", file.to_str().unwrap(), "--max-depth", "1000"]);
@@ -628,7 +633,9 @@ fn hundred_thousand_tools() {
         );
     }
     let file = s.file("many.json", doc_with(&format!(r#""tools": [{tools}]"#)));
-    let out = run(&["validate", file.to_str().unwrap()]);
+    // About 15 s in a debug build on a busy two-core machine: the one case with a longer
+    // bound, so that a loaded CI machine does not fail it spuriously.
+    let out = run_within(&["validate", file.to_str().unwrap()], 2 * TIME_LIMIT);
     assert!(out.code <= 1, "{}", excerpt(&out.out));
 }
 

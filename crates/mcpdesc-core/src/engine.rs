@@ -141,7 +141,10 @@ impl Engine {
                 source,
             })?;
         let format = Format::from_path(&path.to_string_lossy());
-        Ok(self.validate_bytes(&bytes, format))
+        // The bytes are not needed once parsed: free them before evaluating.
+        let loaded = Document::parse(&bytes, format, &self.limits);
+        drop(bytes);
+        Ok(self.report(loaded))
     }
 
     /// Validates an already-decoded value (diagnostics carry no source positions).

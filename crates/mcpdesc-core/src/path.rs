@@ -2,7 +2,9 @@
 //!
 //! A thin wrapper over the `jsonpath-rust` crate (1.0.x).
 //!
-//! [`JsonPath::compile`] parses with `jsonpath_rust::parser::parse_json_path`, and also rejects
+//! [`JsonPath::compile`] parses with `jsonpath_rust::parser::parse_json_path` (plain queries such
+//! as `$.a[*]['b'][0]` are read by a small parser of ours that builds the same query, as the
+//! crate's parser costs more than the rest of compiling a rule), and also rejects
 //! what that crate accepts beyond RFC 9535:
 //!
 //! * its extension functions `in`, `nin`, `none_of`, `any_of` and `subset_of`;
@@ -19,12 +21,16 @@
 //! of a singular query used in a comparison (`@[ 'a' ] == 1`). Queries nesting brackets and
 //! parentheses deeper than 128 are rejected by the crate.
 //!
-//! [`JsonPath::select`] returns every selected node with its RFC 6901 JSON Pointer. Queries made
-//! only of child segments with a single name, index or wildcard selector (`$.a[*].b[0].*`, the
-//! common case) are evaluated directly over [`serde_json::Value`], building pointers as they go.
-//! Everything else (filters, descendants, slices, unions, functions) goes through
+//! [`JsonPath::select`] returns every selected node with its RFC 6901 JSON Pointer. Queries whose
+//! segments each hold a single name, index or wildcard selector, or a filter made of
+//! comparisons, existence tests and `&&` / `||` / `!` (no function calls), as child or
+//! descendant segments, are evaluated directly over [`serde_json::Value`] in one depth-first
+//! pass that extends a single pointer buffer; so are name/index unions (`['a','b']`) where the
+//! crate keeps RFC order (see below). The direct filter reproduces the crate's comparison rules
+//! exactly. Everything else (slices, functions, other unions) goes through
 //! `jsonpath_rust::query::js_path_process`, whose normalized paths (`$['a'][0]`) are converted to
-//! pointers. Both evaluators yield the same nodes in the same order.
+//! pointers. Both evaluators yield the same nodes in the same order. [`PathSet`] runs many
+//! queries in one pass, sharing the traversal of their common leading steps.
 //!
 //! Result order follows RFC 9535 except in one case: the crate applies a multi-selector segment
 //! (`['a','b']`, `..['a','b']`) selector by selector across all its input nodes. When that
@@ -37,7 +43,8 @@ use std::collections::HashMap;
 use jsonpath_rust::parser::errors::JsonPathError;
 use jsonpath_rust::parser::model::Filter as FilterExpr;
 use jsonpath_rust::parser::model::{
-    Comparable, FilterAtom, FnArg, JpQuery, Segment, Selector, Test, TestFunction,
+    Comparable, Comparison, FilterAtom, FnArg, JpQuery, Literal, Segment, Selector, SingularQuery,
+    SingularQuerySegment, Test, TestFunction,
 };
 use jsonpath_rust::query::js_path_process;
 use serde_json::Value;
@@ -56,8 +63,9 @@ pub struct JsonPath {
 /// How [`JsonPath::select`] evaluates the query.
 #[derive(Debug, Clone)]
 enum Plan {
-    /// Child segments with one name / index / wildcard selector each: evaluated directly.
-    /// `singular` holds the pointer tokens when no step is a wildcard or a negative index.
+    /// Segments with a single selector each (name, index, wildcard, or a filter of
+    /// comparisons and existence tests), as child or descendant segments: evaluated directly.
+    /// `singular` holds the pointer tokens when every step is a name or a non-negative index.
     Direct {
         steps: Vec<Step>,
         singular: Option<Vec<String>>,
@@ -67,11 +75,53 @@ enum Plan {
 }
 
 /// One step of a [`Plan::Direct`] query.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 enum Step {
     Name(String),
     Index(i64),
     Wildcard,
+    Filter(Pred),
+    /// Several name or index selectors in one segment (`['a','b']`), applied in turn to each
+    /// input node.
+    Multi(Vec<Step>),
+    /// A descendant segment: the step applied to the node and to each of its descendants,
+    /// visited node first, children in order.
+    Descendant(Box<Step>),
+}
+
+/// A filter expression the direct evaluator understands.
+#[derive(Debug, Clone, PartialEq)]
+enum Pred {
+    Or(Vec<Pred>),
+    And(Vec<Pred>),
+    Not(Box<Pred>),
+    /// The query selects at least one node.
+    Exists(Query),
+    Compare(Op, Operand, Operand),
+}
+
+/// A query inside a filter: relative (`@`) or absolute (`$`).
+#[derive(Debug, Clone, PartialEq)]
+struct Query {
+    absolute: bool,
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Operand {
+    Literal(Value),
+    /// A singular query (names and indices only).
+    Singular(Query),
 }
 
 /// One node selected by a query.
@@ -106,8 +156,11 @@ impl JsonPath {
             message,
             offset: Some(offset),
         })?;
-        let query =
-            jsonpath_rust::parser::parse_json_path(text).map_err(|err| parse_error(text, &err))?;
+        let query = match parse_plain(text) {
+            Some(query) => query,
+            None => jsonpath_rust::parser::parse_json_path(text)
+                .map_err(|err| parse_error(text, &err))?,
+        };
         check_segments(&query.segments).map_err(|message| PathError {
             path: text.to_string(),
             message,
@@ -129,9 +182,87 @@ impl JsonPath {
     /// Every node selected in `root`, as (RFC 6901 JSON Pointer, value), in the order the query
     /// yields them.
     pub fn select<'a>(&self, root: &'a Value) -> Vec<Selected<'a>> {
+        self.select_below(root, "")
+    }
+
+    /// [`JsonPath::select`] on `start`, a node at pointer `prefix`: the pointers returned are
+    /// `prefix` followed by each node's pointer within `start`.
+    pub fn select_below<'a>(&self, start: &'a Value, prefix: &str) -> Vec<Selected<'a>> {
         match &self.plan {
-            Plan::Direct { steps, .. } => select_direct(steps, root),
-            Plan::Engine => select_engine(&self.query, root),
+            Plan::Direct { steps, .. } => {
+                let mut out = Vec::new();
+                let mut at = prefix.to_owned();
+                walk(steps, start, start, &mut at, &mut |at, value| {
+                    out.push(Selected {
+                        pointer: at.clone(),
+                        value,
+                    });
+                    false
+                });
+                out
+            }
+            Plan::Engine => {
+                let mut found = select_engine(&self.query, start);
+                if !prefix.is_empty() {
+                    for node in &mut found {
+                        node.pointer.insert_str(0, prefix);
+                    }
+                }
+                found
+            }
+        }
+    }
+
+    /// The nodes [`JsonPath::select`] selects, without their pointers.
+    pub fn select_values<'a>(&self, root: &'a Value) -> Vec<&'a Value> {
+        match &self.plan {
+            Plan::Direct { steps, .. } => {
+                let mut out = Vec::new();
+                visit(steps, root, root, &mut |value| {
+                    out.push(value);
+                    false
+                });
+                out
+            }
+            Plan::Engine => select_engine(&self.query, root)
+                .into_iter()
+                .map(|node| node.value)
+                .collect(),
+        }
+    }
+
+    /// Calls `f` with the pointer (below `prefix`) and value of each node [`JsonPath::select_below`]
+    /// selects in `start`, in the same order, without allocating a pointer per node.
+    pub fn for_each_below<'a>(
+        &self,
+        start: &'a Value,
+        prefix: &str,
+        f: &mut dyn FnMut(&str, &'a Value),
+    ) {
+        match &self.plan {
+            Plan::Direct { steps, .. } => {
+                let mut at = prefix.to_owned();
+                walk(steps, start, start, &mut at, &mut |at, value| {
+                    f(at, value);
+                    false
+                });
+            }
+            Plan::Engine => {
+                for node in self.select_below(start, prefix) {
+                    f(&node.pointer, node.value);
+                }
+            }
+        }
+    }
+
+    /// Calls `f` on the values [`JsonPath::select`] selects, in order, until it returns true;
+    /// returns whether it did.
+    pub fn any_value<'a>(&self, root: &'a Value, f: &mut dyn FnMut(&'a Value) -> bool) -> bool {
+        match &self.plan {
+            Plan::Direct { steps, .. } => visit(steps, root, root, f),
+            Plan::Engine => select_engine(&self.query, root)
+                .into_iter()
+                .any(|node| f(node.value)),
         }
     }
 
@@ -152,6 +283,152 @@ impl JsonPath {
                 ..
             } => Some(tokens),
             _ => None,
+        }
+    }
+}
+
+/// Parses the common plain queries (`$`, then `.name`, `.*`, `[*]`, `[N]`, `['name']` or
+/// `["name"]` segments without escapes or whitespace) into the query `jsonpath-rust`'s parser
+/// builds for them, at a fraction of its cost; `None` for anything else.
+fn parse_plain(text: &str) -> Option<JpQuery> {
+    fn name_first(c: char) -> bool {
+        c.is_ascii_alphabetic()
+            || c == '_'
+            || ('\u{80}'..='\u{D7FF}').contains(&c)
+            || c >= '\u{E000}'
+    }
+    let mut rest = text.strip_prefix('$')?;
+    let mut segments = Vec::new();
+    while !rest.is_empty() {
+        let selector = if let Some(after) = rest.strip_prefix('.') {
+            if let Some(after) = after.strip_prefix('*') {
+                rest = after;
+                Selector::Wildcard
+            } else {
+                let end = after
+                    .char_indices()
+                    .find(|&(i, c)| !(name_first(c) || (i > 0 && c.is_ascii_digit())))
+                    .map_or(after.len(), |(i, _)| i);
+                if end == 0 {
+                    return None;
+                }
+                rest = &after[end..];
+                Selector::Name(after[..end].to_owned())
+            }
+        } else {
+            let inner = rest.strip_prefix('[')?;
+            let close = inner.find(']')?;
+            let body = &inner[..close];
+            rest = &inner[close + 1..];
+            if body == "*" {
+                Selector::Wildcard
+            } else if let Some(quote) = body.chars().next().filter(|c| *c == '\'' || *c == '"') {
+                let name = body.strip_prefix(quote)?.strip_suffix(quote)?;
+                if name
+                    .chars()
+                    .any(|c| c == '\'' || c == '"' || c == '\\' || c < ' ')
+                {
+                    return None;
+                }
+                Selector::Name(name.to_owned())
+            } else {
+                let canonical = body == "0"
+                    || (!body.starts_with('0')
+                        && (1..=15).contains(&body.len())
+                        && body.bytes().all(|b| b.is_ascii_digit()));
+                if !canonical {
+                    return None;
+                }
+                Selector::Index(body.parse().ok()?)
+            }
+        };
+        segments.push(Segment::Selector(selector));
+    }
+    Some(JpQuery::new(segments))
+}
+
+/// Several queries evaluated in one pass over a document: queries sharing leading steps
+/// share their traversal, so each node is visited once for all of them while it is in cache.
+#[derive(Debug)]
+pub struct PathSet<'p> {
+    nodes: Vec<TrieNode<'p>>,
+    /// Queries the direct evaluator cannot run, by index.
+    others: Vec<(usize, &'p JsonPath)>,
+}
+
+#[derive(Debug, Default)]
+struct TrieNode<'p> {
+    /// Indices of the queries that end here.
+    ends: Vec<usize>,
+    children: Vec<(&'p Step, usize)>,
+}
+
+impl<'p> PathSet<'p> {
+    /// The set of `paths[i]` for each `i` in `indices`.
+    pub fn new(paths: &'p [JsonPath], indices: impl IntoIterator<Item = usize>) -> PathSet<'p> {
+        let mut set = PathSet {
+            nodes: vec![TrieNode::default()],
+            others: Vec::new(),
+        };
+        for i in indices {
+            let Plan::Direct { steps, .. } = &paths[i].plan else {
+                set.others.push((i, &paths[i]));
+                continue;
+            };
+            let mut at = 0;
+            for step in steps {
+                let found = set.nodes[at].children.iter().find(|(s, _)| *s == step);
+                at = match found {
+                    Some(&(_, child)) => child,
+                    None => {
+                        set.nodes.push(TrieNode::default());
+                        let child = set.nodes.len() - 1;
+                        set.nodes[at].children.push((step, child));
+                        child
+                    }
+                };
+            }
+            set.nodes[at].ends.push(i);
+        }
+        set
+    }
+
+    /// Calls `f` with the query's index, the pointer and the value of every node each query
+    /// selects in `root`. Each query's nodes come in its own order, but the queries' nodes are
+    /// interleaved (document order, roughly).
+    pub fn for_each<'a>(&self, root: &'a Value, f: &mut dyn FnMut(usize, &str, &'a Value)) {
+        let mut at = String::new();
+        self.visit_trie(0, root, root, &mut at, f);
+        for (i, path) in &self.others {
+            for node in path.select(root) {
+                f(*i, &node.pointer, node.value);
+            }
+        }
+    }
+
+    fn visit_trie<'a>(
+        &self,
+        t: usize,
+        node: &'a Value,
+        root: &'a Value,
+        at: &mut String,
+        f: &mut dyn FnMut(usize, &str, &'a Value),
+    ) {
+        let trie = &self.nodes[t];
+        for &i in &trie.ends {
+            f(i, at, node);
+        }
+        for &(step, child) in &trie.children {
+            walk(
+                std::slice::from_ref(step),
+                node,
+                root,
+                at,
+                &mut |at, value| {
+                    self.visit_trie(child, value, root, at, f);
+                    false
+                },
+            );
         }
     }
 }
@@ -189,10 +466,20 @@ fn select_engine<'a>(query: &JpQuery, root: &'a Value) -> Vec<Selected<'a>> {
         if let Some(descendant) = descendant.filter(|_| !misorders(prefix)) {
             let prefix = JpQuery::new(prefix.to_vec());
             let found = match plan(&prefix) {
-                Plan::Direct { steps, .. } => select_direct(&steps, root),
-                Plan::Engine => select_engine(&prefix, root),
+                Plan::Direct { steps, .. } => {
+                    let mut found = Vec::new();
+                    visit(&steps, root, root, &mut |value| {
+                        found.push(value);
+                        false
+                    });
+                    found
+                }
+                Plan::Engine => select_engine(&prefix, root)
+                    .into_iter()
+                    .map(|node| node.value)
+                    .collect(),
             };
-            let mut inputs: Vec<&Value> = found.into_iter().map(|node| node.value).collect();
+            let mut inputs: Vec<&Value> = found;
             if descendant {
                 inputs = descendants_or_self(inputs);
             }
@@ -391,17 +678,23 @@ fn check_whitespace(text: &str) -> Result<(), (String, usize)> {
     Ok(())
 }
 
-/// Chooses the evaluator: [`Plan::Direct`] when every segment is a child segment with a single
-/// name, index or wildcard selector.
+/// Chooses the evaluator: [`Plan::Direct`] when every segment has a single selector the
+/// direct evaluator understands.
 fn plan(query: &JpQuery) -> Plan {
-    let mut steps = Vec::with_capacity(query.segments.len());
-    for segment in &query.segments {
-        match segment {
-            Segment::Selector(Selector::Name(name)) => steps.push(Step::Name(name.clone())),
-            Segment::Selector(Selector::Index(index)) => steps.push(Step::Index(*index)),
-            Segment::Selector(Selector::Wildcard) => steps.push(Step::Wildcard),
-            _ => return Plan::Engine,
-        }
+    let Some(steps) = direct_steps(&query.segments) else {
+        return Plan::Engine;
+    };
+    // A multi-selector segment yields RFC order (by input node) from `select_engine` only
+    // when its input is a single node, or when it is the last segment and nothing before it
+    // is out of order (see `select_engine`); the direct evaluator always yields RFC order.
+    let segments = &query.segments;
+    let rfc_ordered = segments.iter().enumerate().all(|(i, segment)| {
+        !matches!(segment, Segment::Selectors(_))
+            || is_singular(&segments[..i])
+            || (i + 1 == segments.len() && !misorders(&segments[..i]))
+    });
+    if !rfc_ordered {
+        return Plan::Engine;
     }
     let singular = steps
         .iter()
@@ -414,62 +707,388 @@ fn plan(query: &JpQuery) -> Plan {
     Plan::Direct { steps, singular }
 }
 
-/// Evaluates a [`Plan::Direct`] query, building the pointers along the way.
-fn select_direct<'a>(steps: &[Step], root: &'a Value) -> Vec<Selected<'a>> {
-    let mut nodes: Vec<(String, &'a Value)> = vec![(String::new(), root)];
-    for step in steps {
-        if nodes.is_empty() {
-            break;
-        }
-        nodes = match step {
-            Step::Name(name) => {
-                let token = pointer::escape(name);
-                nodes
-                    .into_iter()
-                    .filter_map(|(mut at, value)| {
-                        let child = value.as_object()?.get(name.as_str())?;
-                        at.push('/');
-                        at.push_str(&token);
-                        Some((at, child))
-                    })
-                    .collect()
-            }
-            Step::Index(index) => nodes
-                .into_iter()
-                .filter_map(|(mut at, value)| {
-                    let array = value.as_array()?;
-                    let i = resolve_index(*index, array.len())?;
-                    at.push('/');
-                    at.push_str(&i.to_string());
-                    Some((at, array.get(i)?))
+fn direct_steps(segments: &[Segment]) -> Option<Vec<Step>> {
+    segments
+        .iter()
+        .map(|segment| match segment {
+            Segment::Selector(selector) => direct_step(selector),
+            Segment::Descendant(inner) => match inner.as_ref() {
+                Segment::Selector(selector) => {
+                    Some(Step::Descendant(Box::new(direct_step(selector)?)))
+                }
+                _ => None,
+            },
+            Segment::Selectors(selectors) => selectors
+                .iter()
+                .map(|selector| match selector {
+                    Selector::Name(name) => Some(Step::Name(name.clone())),
+                    Selector::Index(index) => Some(Step::Index(*index)),
+                    _ => None,
                 })
-                .collect(),
-            Step::Wildcard => {
-                let mut children = Vec::new();
-                for (at, value) in &nodes {
-                    match value {
-                        Value::Array(items) => children.extend(
-                            items
-                                .iter()
-                                .enumerate()
-                                .map(|(i, item)| (pointer::push(at, &i.to_string()), item)),
-                        ),
-                        Value::Object(members) => children.extend(
-                            members
-                                .iter()
-                                .map(|(key, item)| (pointer::push(at, key), item)),
-                        ),
-                        _ => {}
+                .collect::<Option<Vec<_>>>()
+                .map(Step::Multi),
+        })
+        .collect()
+}
+
+fn direct_step(selector: &Selector) -> Option<Step> {
+    match selector {
+        Selector::Name(name) => Some(Step::Name(name.clone())),
+        Selector::Index(index) => Some(Step::Index(*index)),
+        Selector::Wildcard => Some(Step::Wildcard),
+        Selector::Filter(filter) => Some(Step::Filter(pred(filter)?)),
+        Selector::Slice(..) => None,
+    }
+}
+
+/// The direct form of a filter, or `None` when it uses functions.
+fn pred(filter: &FilterExpr) -> Option<Pred> {
+    match filter {
+        FilterExpr::Or(items) => Some(Pred::Or(items.iter().map(pred).collect::<Option<_>>()?)),
+        FilterExpr::And(items) => Some(Pred::And(items.iter().map(pred).collect::<Option<_>>()?)),
+        FilterExpr::Atom(atom) => {
+            let (inner, not) = match atom {
+                FilterAtom::Filter { expr, not } => (pred(expr)?, *not),
+                FilterAtom::Test { expr, not } => {
+                    let query = match expr.as_ref() {
+                        Test::RelQuery(segments) => Query {
+                            absolute: false,
+                            steps: direct_steps(segments)?,
+                        },
+                        Test::AbsQuery(query) => Query {
+                            absolute: true,
+                            steps: direct_steps(&query.segments)?,
+                        },
+                        Test::Function(_) => return None,
+                    };
+                    (Pred::Exists(query), *not)
+                }
+                FilterAtom::Comparison(cmp) => {
+                    let op = match cmp.as_ref() {
+                        Comparison::Eq(..) => Op::Eq,
+                        Comparison::Ne(..) => Op::Ne,
+                        Comparison::Lt(..) => Op::Lt,
+                        Comparison::Lte(..) => Op::Le,
+                        Comparison::Gt(..) => Op::Gt,
+                        Comparison::Gte(..) => Op::Ge,
+                    };
+                    let (lhs, rhs) = cmp.vals();
+                    (Pred::Compare(op, operand(lhs)?, operand(rhs)?), false)
+                }
+            };
+            Some(if not {
+                Pred::Not(Box::new(inner))
+            } else {
+                inner
+            })
+        }
+    }
+}
+
+fn operand(c: &Comparable) -> Option<Operand> {
+    match c {
+        Comparable::Literal(lit) => Some(Operand::Literal(match lit {
+            Literal::Int(i) => Value::from(*i),
+            Literal::Float(f) => Value::from(*f),
+            Literal::String(s) => Value::from(s.as_str()),
+            Literal::Bool(b) => Value::from(*b),
+            Literal::Null => Value::Null,
+        })),
+        Comparable::SingularQuery(q) => {
+            let (absolute, segments) = match q {
+                SingularQuery::Current(segments) => (false, segments),
+                SingularQuery::Root(segments) => (true, segments),
+            };
+            let steps = segments
+                .iter()
+                .map(|s| match s {
+                    SingularQuerySegment::Name(name) => Step::Name(name.clone()),
+                    SingularQuerySegment::Index(index) => Step::Index(*index),
+                })
+                .collect();
+            Some(Operand::Singular(Query { absolute, steps }))
+        }
+        Comparable::Function(_) => None,
+    }
+}
+
+/// Applies `steps` to `node`, calling `found` with the pointer (`at`, extended in place) and
+/// the value of each selected node, in query order. `found` returns true to stop; so does
+/// `walk`, when it was stopped. `root` is what `$` means inside filters.
+fn walk<'a>(
+    steps: &[Step],
+    node: &'a Value,
+    root: &'a Value,
+    at: &mut String,
+    found: &mut dyn FnMut(&mut String, &'a Value) -> bool,
+) -> bool {
+    let Some((step, rest)) = steps.split_first() else {
+        return found(at, node);
+    };
+    let len = at.len();
+    let mut stopped = false;
+    match step {
+        Step::Name(name) => {
+            if let Some(child) = node.as_object().and_then(|m| pointer::member(m, name)) {
+                pointer::push_token(at, name);
+                stopped = walk(rest, child, root, at, found);
+            }
+        }
+        Step::Index(index) => {
+            if let Some(items) = node.as_array() {
+                if let Some(i) = resolve_index(*index, items.len()) {
+                    pointer::push_index(at, i);
+                    stopped = walk(rest, &items[i], root, at, found);
+                }
+            }
+        }
+        Step::Wildcard | Step::Filter(_) => {
+            let keep = |child: &Value| match step {
+                Step::Filter(p) => p.holds(child, root),
+                _ => true,
+            };
+            match node {
+                Value::Array(items) => {
+                    for (i, child) in items.iter().enumerate() {
+                        if keep(child) {
+                            pointer::push_index(at, i);
+                            stopped = walk(rest, child, root, at, found);
+                            at.truncate(len);
+                            if stopped {
+                                break;
+                            }
+                        }
                     }
                 }
-                children
+                Value::Object(members) => {
+                    for (key, child) in members {
+                        if keep(child) {
+                            pointer::push_token(at, key);
+                            stopped = walk(rest, child, root, at, found);
+                            at.truncate(len);
+                            if stopped {
+                                break;
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
-        };
+        }
+        Step::Multi(selectors) => {
+            for selector in selectors {
+                stopped = walk_one(selector, rest, node, root, at, found);
+                at.truncate(len);
+                if stopped {
+                    break;
+                }
+            }
+        }
+        Step::Descendant(inner) => {
+            stopped = descend(inner, rest, node, root, at, found);
+        }
     }
-    nodes
-        .into_iter()
-        .map(|(pointer, value)| Selected { pointer, value })
-        .collect()
+    at.truncate(len);
+    stopped
+}
+
+/// `step` followed by `rest`.
+fn walk_one<'a>(
+    step: &Step,
+    rest: &[Step],
+    node: &'a Value,
+    root: &'a Value,
+    at: &mut String,
+    found: &mut dyn FnMut(&mut String, &'a Value) -> bool,
+) -> bool {
+    walk(
+        std::slice::from_ref(step),
+        node,
+        root,
+        at,
+        &mut |at, value| walk(rest, value, root, at, found),
+    )
+}
+
+/// The descendant segment `..inner` followed by `rest`, on `node` and then on each of its
+/// descendants in document order.
+fn descend<'a>(
+    inner: &Step,
+    rest: &[Step],
+    node: &'a Value,
+    root: &'a Value,
+    at: &mut String,
+    found: &mut dyn FnMut(&mut String, &'a Value) -> bool,
+) -> bool {
+    let len = at.len();
+    if walk_one(inner, rest, node, root, at, found) {
+        return true;
+    }
+    match node {
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                pointer::push_index(at, i);
+                let stopped = descend(inner, rest, child, root, at, found);
+                at.truncate(len);
+                if stopped {
+                    return true;
+                }
+            }
+        }
+        Value::Object(members) => {
+            for (key, child) in members {
+                pointer::push_token(at, key);
+                let stopped = descend(inner, rest, child, root, at, found);
+                at.truncate(len);
+                if stopped {
+                    return true;
+                }
+            }
+        }
+        _ => {}
+    }
+    false
+}
+
+/// [`walk`] without pointers.
+fn visit<'a>(
+    steps: &[Step],
+    node: &'a Value,
+    root: &'a Value,
+    found: &mut dyn FnMut(&'a Value) -> bool,
+) -> bool {
+    let Some((step, rest)) = steps.split_first() else {
+        return found(node);
+    };
+    match step {
+        Step::Name(name) => node
+            .as_object()
+            .and_then(|m| pointer::member(m, name))
+            .is_some_and(|child| visit(rest, child, root, found)),
+        Step::Index(index) => node
+            .as_array()
+            .and_then(|items| items.get(resolve_index(*index, items.len())?))
+            .is_some_and(|child| visit(rest, child, root, found)),
+        Step::Wildcard | Step::Filter(_) => {
+            let mut each = |child: &'a Value| match step {
+                Step::Filter(p) if !p.holds(child, root) => false,
+                _ => visit(rest, child, root, found),
+            };
+            match node {
+                Value::Array(items) => items.iter().any(&mut each),
+                Value::Object(members) => members.values().any(&mut each),
+                _ => false,
+            }
+        }
+        Step::Multi(selectors) => selectors.iter().any(|selector| {
+            visit(std::slice::from_ref(selector), node, root, &mut |value| {
+                visit(rest, value, root, found)
+            })
+        }),
+        Step::Descendant(inner) => descend_values(inner, rest, node, root, found),
+    }
+}
+
+fn descend_values<'a>(
+    inner: &Step,
+    rest: &[Step],
+    node: &'a Value,
+    root: &'a Value,
+    found: &mut dyn FnMut(&'a Value) -> bool,
+) -> bool {
+    if visit(std::slice::from_ref(inner), node, root, &mut |value| {
+        visit(rest, value, root, found)
+    }) {
+        return true;
+    }
+    match node {
+        Value::Array(items) => items
+            .iter()
+            .any(|child| descend_values(inner, rest, child, root, found)),
+        Value::Object(members) => members
+            .values()
+            .any(|child| descend_values(inner, rest, child, root, found)),
+        _ => false,
+    }
+}
+
+impl Query {
+    fn start<'a>(&self, current: &'a Value, root: &'a Value) -> &'a Value {
+        if self.absolute {
+            root
+        } else {
+            current
+        }
+    }
+
+    /// The first node selected (the only one, for a singular query).
+    fn first<'a>(&self, current: &'a Value, root: &'a Value) -> Option<&'a Value> {
+        let mut first = None;
+        visit(&self.steps, self.start(current, root), root, &mut |v| {
+            first = Some(v);
+            true
+        });
+        first
+    }
+}
+
+impl Pred {
+    /// Whether `current` passes the filter. Follows `jsonpath-rust` (1.0.x) exactly, so that
+    /// both evaluators select the same nodes: numbers compare as `f64` (equal within
+    /// `f64::EPSILON`), other values by JSON equality; `<` and friends order two numbers or
+    /// two strings and are false otherwise; a query that selects nothing equals only another
+    /// such query.
+    fn holds(&self, current: &Value, root: &Value) -> bool {
+        match self {
+            Pred::Or(items) => items.iter().any(|p| p.holds(current, root)),
+            Pred::And(items) => items.iter().all(|p| p.holds(current, root)),
+            Pred::Not(p) => !p.holds(current, root),
+            Pred::Exists(q) => q.first(current, root).is_some(),
+            Pred::Compare(op, lhs, rhs) => {
+                let l = operand_value(lhs, current, root);
+                let r = operand_value(rhs, current, root);
+                match op {
+                    Op::Eq => equal(l, r),
+                    Op::Ne => !equal(l, r),
+                    Op::Lt => less(l, r),
+                    Op::Le => less(l, r) || equal(l, r),
+                    Op::Gt => less(r, l),
+                    Op::Ge => less(r, l) || equal(l, r),
+                }
+            }
+        }
+    }
+}
+
+fn operand_value<'a>(o: &'a Operand, current: &'a Value, root: &'a Value) -> Option<&'a Value> {
+    match o {
+        Operand::Literal(v) => Some(v),
+        Operand::Singular(q) => q.first(current, root),
+    }
+}
+
+fn equal(l: Option<&Value>, r: Option<&Value>) -> bool {
+    match (l, r) {
+        (None, None) => true,
+        (Some(a), Some(b)) => match (a.as_f64(), b.as_f64()) {
+            (Some(x), Some(y)) => (x - y).abs() < f64::EPSILON,
+            _ => a == b,
+        },
+        _ => false,
+    }
+}
+
+fn less(l: Option<&Value>, r: Option<&Value>) -> bool {
+    let (Some(a), Some(b)) = (l, r) else {
+        return false;
+    };
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x < y,
+        _ => match (a.as_str(), b.as_str()) {
+            (Some(x), Some(y)) => x < y,
+            _ => false,
+        },
+    }
 }
 
 /// The array position an index selector denotes (negative counts from the end), if in range.
@@ -883,6 +1502,42 @@ mod tests {
             "$.empty.*",
             "$.list[*]",
             "$.nested[*][*][*]",
+            "$..k",
+            "$..*",
+            "$..[0]",
+            "$..[-1]",
+            "$.nested..k",
+            "$..k[*]",
+            "$..b..c",
+            "$.tools[?@.name]",
+            "$.tools[?!@.name]",
+            "$.tools[?@.name == 'a']",
+            "$.tools[?@.name != 'a'].inputSchema",
+            "$.tools[?@.name == 'a' || @.name == 'c'].name",
+            "$.tools[?@.name && @.inputSchema.type == 'object']",
+            "$.tools[?@[0] == 1]",
+            "$.tools[?@[-1] >= 3]",
+            "$[?@ > 1]",
+            "$[?@ >= 1.0]",
+            "$[?@ < 'b']",
+            "$[?@ <= 3]",
+            "$[?@ == null]",
+            "$[?@ == true]",
+            "$[?@ == $.a]",
+            "$[?@.c == $.a.c]",
+            "$[?$.missing]",
+            "$[?@.*]",
+            "$[?@..c]",
+            "$..[?@.c > 1]",
+            "$..[?@ == 1]",
+            "$[*][?(@.c == 1 || @.c == 2) && !(@.c == 2)]",
+            "$['a/b'][?@ > 2]",
+            "$['tools','a/b']",
+            "$['a/b']['c~d','it\\'s',0]",
+            "$.tools[*]['name','inputSchema']",
+            "$.tools[0,1,0]",
+            "$['a','b'][*]",
+            "$.a['b','c'][0]",
         ];
         for query in queries {
             let path = JsonPath::compile(query).unwrap();
@@ -898,6 +1553,91 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn plain_queries_parse_as_the_crate_does() {
+        for text in [
+            "$",
+            "$.a",
+            "$.a.b_c.d1",
+            "$.é.x",
+            "$.*",
+            "$[*]",
+            "$.a[*].b",
+            "$[0]",
+            "$[12].x",
+            "$['a']",
+            "$['a b']['c.d']",
+            "$[\"x\"]",
+            "$['']",
+            "$['a/b~c']",
+            "$.tools[*].interactionExamples.*.steps[*]",
+            "$['$schema']",
+            "$['x-mcp-header']",
+        ] {
+            let fast = parse_plain(text).unwrap_or_else(|| panic!("{text} is plain"));
+            let crate_query = jsonpath_rust::parser::parse_json_path(text).unwrap();
+            assert_eq!(fast, crate_query, "{text}");
+        }
+        for text in [
+            "",
+            "a",
+            "$.",
+            "$..a",
+            "$.a b",
+            "$[01]",
+            "$[-1]",
+            "$['a\\'b']",
+            "$['a'",
+            "$[?@.a]",
+            "$['a','b']",
+            "$[0:1]",
+            "$.1a",
+            "$ .a",
+            "$[ 'a' ]",
+            "$['\\u0041']",
+            "$[+1]",
+        ] {
+            assert!(parse_plain(text).is_none(), "{text} is not plain");
+        }
+    }
+
+    #[test]
+    fn path_set_selects_what_each_path_selects() {
+        let texts = [
+            "$",
+            "$.tools[*]",
+            "$.tools[*].name",
+            "$.tools[*].inputSchema",
+            "$.tools[*].inputSchema.properties.*",
+            "$.tools[*]",
+            "$..k",
+            "$.nested[*][*]",
+            "$.tools[?@.name == 'a'].inputSchema",
+            "$[*]['a','b']",
+            "$['a/b'][?@ > 2]",
+        ];
+        let paths: Vec<JsonPath> = texts
+            .iter()
+            .map(|t| JsonPath::compile(t).unwrap())
+            .collect();
+        let doc = sample();
+        let set = PathSet::new(&paths, 0..paths.len());
+        let mut got: Vec<Vec<(String, &Value)>> = vec![Vec::new(); paths.len()];
+        set.for_each(&doc, &mut |i, ptr, v| got[i].push((ptr.to_owned(), v)));
+        for (i, path) in paths.iter().enumerate() {
+            let want: Vec<_> = path
+                .select(&doc)
+                .into_iter()
+                .map(|s| (s.pointer, s.value))
+                .collect();
+            assert_eq!(got[i], want, "{}", texts[i]);
+        }
+        let subset = PathSet::new(&paths, [2, 6]);
+        let mut seen = Vec::new();
+        subset.for_each(&doc, &mut |i, _, _| seen.push(i));
+        assert!(seen.iter().all(|i| *i == 2 || *i == 6) && seen.contains(&6));
     }
 
     #[test]
@@ -1080,6 +1820,20 @@ mod tests {
                 Just(".*".to_string()),
                 Just("[*]".to_string()),
                 (-3i64..4).prop_map(|i| format!("[{i}]")),
+                Just("..a".to_string()),
+                Just("..*".to_string()),
+                Just("..[0]".to_string()),
+                Just("[?@.a]".to_string()),
+                Just("[?!@.b]".to_string()),
+                Just("[?@ > 0]".to_string()),
+                Just("[?@ <= 'b']".to_string()),
+                Just("[?@.a == 1 || @[0] != 'a']".to_string()),
+                Just("[?@.a == $.b && @.*]".to_string()),
+                Just("..[?@ == null]".to_string()),
+                Just("[?@..a]".to_string()),
+                Just("['a','0']".to_string()),
+                Just("[0,'b',-1]".to_string()),
+                Just("['a',0,'a']".to_string()),
             ]
         }
 
@@ -1088,7 +1842,11 @@ mod tests {
             fn direct_matches_engine(doc in json(), steps in prop::collection::vec(step(), 0..5)) {
                 let query = format!("${}", steps.concat());
                 let path = JsonPath::compile(&query).unwrap();
-                prop_assert!(matches!(path.plan, Plan::Direct { .. }), "direct plan");
+                // Multi-selector segments are direct only where the engine keeps RFC order.
+                prop_assert!(
+                    query.contains(',') || matches!(path.plan, Plan::Direct { .. }),
+                    "direct plan"
+                );
                 let direct = path.select(&doc);
                 prop_assert_eq!(&direct, &select_engine(&path.query, &doc));
                 for node in &direct {
@@ -1107,6 +1865,16 @@ mod tests {
                 let path = JsonPath::compile(query).unwrap();
                 for node in path.select(&doc) {
                     prop_assert!(std::ptr::eq(doc.pointer(&node.pointer).unwrap(), node.value));
+                }
+            }
+
+            #[test]
+            fn plain_parse_matches_the_crate(
+                tail in "(\\.[a-c_é1]{1,3}|\\.\\*|\\[\\*\\]|\\[[0-9]{1,3}\\]|\\['[a-c .]{0,3}'\\]|\\[\"[a-c]{0,2}\"\\]){0,4}",
+            ) {
+                let text = format!("${tail}");
+                if let Some(fast) = parse_plain(&text) {
+                    prop_assert_eq!(Some(fast), jsonpath_rust::parser::parse_json_path(&text).ok());
                 }
             }
 

@@ -75,28 +75,103 @@ impl RelPath {
 
     /// Every node selected from the node at pointer `node` of document `root`.
     pub fn select<'a>(&self, root: &'a Value, node: &str) -> Vec<Hit<'a>> {
-        let Some(base) = self.base_pointer(node) else {
-            return Vec::new();
+        self.select_in(root, node, None)
+    }
+
+    /// [`RelPath::select`] when the caller has the node's value at hand, which spares
+    /// resolving `node` for paths that start at the node itself.
+    pub fn select_from<'a>(&self, root: &'a Value, node: &str, value: &'a Value) -> Vec<Hit<'a>> {
+        self.select_in(root, node, Some(value))
+    }
+
+    /// The values [`RelPath::select`] selects, without building their pointers.
+    pub fn values<'a>(&self, root: &'a Value, node: &str) -> Vec<&'a Value> {
+        self.values_in(root, node, None)
+    }
+
+    /// [`RelPath::values`] with the node's value at hand (see [`RelPath::select_from`]).
+    pub fn values_from<'a>(&self, root: &'a Value, node: &str, value: &'a Value) -> Vec<&'a Value> {
+        self.values_in(root, node, Some(value))
+    }
+
+    /// Calls `f` with the pointer and value of each node [`RelPath::select_from`] selects, in
+    /// order, without collecting them.
+    pub fn for_each_from<'a>(
+        &self,
+        root: &'a Value,
+        node: &str,
+        value: &'a Value,
+        f: &mut dyn FnMut(&str, &'a Value),
+    ) {
+        let Some((base, start)) = self.start(root, node, Some(value)) else {
+            return;
         };
-        let Some(start) = root.pointer(base) else {
+        match self.query.singular_tokens() {
+            Some(tokens) => {
+                if let Some(value) = singular(start, tokens) {
+                    let mut ptr = String::with_capacity(base.len() + 16);
+                    ptr.push_str(base);
+                    for t in tokens {
+                        pointer::push_token(&mut ptr, t);
+                    }
+                    f(&ptr, value);
+                }
+            }
+            None => self.query.for_each_below(start, base, f),
+        }
+    }
+
+    /// Tests the values the path selects from the node at `node` (whose value is `value`, when
+    /// known) with `f`, in order, stopping at the first that passes: `None` when the path
+    /// selects nothing, else whether one passed.
+    pub fn test_values<'a>(
+        &self,
+        root: &'a Value,
+        node: &str,
+        value: Option<&'a Value>,
+        f: &mut dyn FnMut(&'a Value) -> bool,
+    ) -> Option<bool> {
+        let (_, start) = self.start(root, node, value)?;
+        match self.query.singular_tokens() {
+            Some(tokens) => singular(start, tokens).map(f),
+            None => {
+                let mut any = false;
+                let passed = self.query.any_value(start, &mut |v| {
+                    any = true;
+                    f(v)
+                });
+                any.then_some(passed)
+            }
+        }
+    }
+
+    /// Where the path starts for the node at `node`: the base pointer and its value.
+    fn start<'a, 'p>(
+        &self,
+        root: &'a Value,
+        node: &'p str,
+        value: Option<&'a Value>,
+    ) -> Option<(&'p str, &'a Value)> {
+        let base = self.base_pointer(node)?;
+        let start = match (self.base, value) {
+            (Base::Up(0), Some(v)) => v,
+            _ => pointer::resolve(root, base)?,
+        };
+        Some((base, start))
+    }
+
+    fn select_in<'a>(&self, root: &'a Value, node: &str, value: Option<&'a Value>) -> Vec<Hit<'a>> {
+        let Some((base, start)) = self.start(root, node, value) else {
             return Vec::new();
         };
         if let Some(tokens) = self.query.singular_tokens() {
-            let mut value = start;
-            let mut ptr = base.to_owned();
+            let Some(value) = singular(start, tokens) else {
+                return Vec::new();
+            };
+            let mut ptr = String::with_capacity(base.len() + 16);
+            ptr.push_str(base);
             for t in tokens {
-                let next = match value {
-                    Value::Object(m) => m.get(t.as_str()),
-                    Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i)),
-                    _ => None,
-                };
-                match next {
-                    Some(v) => {
-                        value = v;
-                        ptr = pointer::push(&ptr, t);
-                    }
-                    None => return Vec::new(),
-                }
+                pointer::push_token(&mut ptr, t);
             }
             return vec![Hit {
                 pointer: ptr,
@@ -104,19 +179,47 @@ impl RelPath {
             }];
         }
         self.query
-            .select(start)
+            .select_below(start, base)
             .into_iter()
             .map(|s| Hit {
-                pointer: format!("{base}{}", s.pointer),
+                pointer: s.pointer,
                 value: s.value,
             })
             .collect()
+    }
+
+    fn values_in<'a>(
+        &self,
+        root: &'a Value,
+        node: &str,
+        value: Option<&'a Value>,
+    ) -> Vec<&'a Value> {
+        let Some((_, start)) = self.start(root, node, value) else {
+            return Vec::new();
+        };
+        match self.query.singular_tokens() {
+            Some(tokens) => singular(start, tokens).into_iter().collect(),
+            None => self.query.select_values(start),
+        }
     }
 
     /// The first selected node, if any.
     pub fn first<'a>(&self, root: &'a Value, node: &str) -> Option<Hit<'a>> {
         self.select(root, node).into_iter().next()
     }
+}
+
+/// Follows `tokens` from `start` (a token is an array index when the node is an array).
+fn singular<'a>(start: &'a Value, tokens: &[String]) -> Option<&'a Value> {
+    let mut value = start;
+    for t in tokens {
+        value = match value {
+            Value::Object(m) => pointer::member(m, t)?,
+            Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i))?,
+            _ => return None,
+        };
+    }
+    Some(value)
 }
 
 #[cfg(test)]
@@ -143,5 +246,52 @@ mod tests {
         assert!(p.select(&doc, "/a/b/1").is_empty());
         let p = RelPath::compile("@").unwrap();
         assert_eq!(p.first(&doc, "/a/b/0").unwrap().pointer, "/a/b/0");
+        for (path, node) in [
+            ("^^['x-y']", "/a/b/1"),
+            ("c", "/a/b/1"),
+            ("$.a.b[*].c", "/a"),
+            ("^[?@.c > 1].c", "/a/b/0"),
+            ("^^^^", "/a/b/1"),
+            ("@..c", "/a"),
+        ] {
+            let p = RelPath::compile(path).unwrap();
+            let hits = p.select(&doc, node);
+            let values: Vec<_> = hits.iter().map(|h| h.value).collect();
+            assert_eq!(p.values(&doc, node), values, "{path}");
+            let at = doc.pointer(node).unwrap();
+            assert_eq!(p.values_from(&doc, node, at), values, "{path}");
+            let from: Vec<_> = p.select_from(&doc, node, at);
+            assert_eq!(
+                from.iter().map(|h| &h.pointer).collect::<Vec<_>>(),
+                hits.iter().map(|h| &h.pointer).collect::<Vec<_>>(),
+                "{path}"
+            );
+            let mut each = Vec::new();
+            p.for_each_from(&doc, node, at, &mut |ptr, v| each.push((ptr.to_owned(), v)));
+            assert_eq!(
+                each,
+                hits.iter()
+                    .map(|h| (h.pointer.clone(), h.value))
+                    .collect::<Vec<_>>(),
+                "{path}"
+            );
+            let want = if values.is_empty() {
+                None
+            } else {
+                Some(values.contains(&&json!(2)))
+            };
+            assert_eq!(
+                p.test_values(&doc, node, Some(at), &mut |v| v == &json!(2)),
+                want,
+                "{path}"
+            );
+            assert_eq!(
+                p.test_values(&doc, node, None, &mut |v| v == &json!(2)),
+                want,
+                "{path}"
+            );
+        }
+        let p = RelPath::compile("^[?@.c > 1].c").unwrap();
+        assert_eq!(p.first(&doc, "/a/b/0").unwrap().pointer, "/a/b/1/c");
     }
 }

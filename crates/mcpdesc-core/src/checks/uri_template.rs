@@ -12,6 +12,7 @@
 //! `subject: keys`, is one of the template's variable names (operators and modifiers ignored,
 //! `{a,b}` declares both). Matching uses the `regex` crate, linear in the input.
 
+#[cfg(test)]
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -230,7 +231,101 @@ pub(crate) fn parse(template: &str) -> Result<Vec<Part>, String> {
     Ok(parts)
 }
 
-/// An anchored regular expression matching every expansion of `parts`.
+/// Characters one step of an expression may consume (besides `%HH` triplets).
+#[derive(Clone, Copy)]
+enum Class {
+    /// Unreserved characters, `,` and `=`.
+    Simple,
+    /// [`Class::Simple`] and one more character (`&` for query forms, or the operator).
+    SimpleAnd(u8),
+    /// Unreserved and reserved characters.
+    Reserved,
+}
+
+impl Class {
+    fn has(self, b: u8) -> bool {
+        let unreserved = b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
+        match self {
+            Class::Simple => unreserved || matches!(b, b',' | b'='),
+            Class::SimpleAnd(c) => unreserved || matches!(b, b',' | b'=') || b == c,
+            Class::Reserved => unreserved || b":/?#[]@!$&'()*+,;=".contains(&b),
+        }
+    }
+}
+
+/// Whether `s` is an expansion of `parts`: the language of [`matcher`], decided by a pass
+/// over `s` per part (the set of positions each part can end at), without compiling a
+/// regular expression per template.
+pub(crate) fn matches(parts: &[Part], s: &str) -> bool {
+    let s = s.as_bytes();
+    let n = s.len();
+    let mut at = vec![false; n + 1];
+    at[0] = true;
+    // Positions reachable from `from` by zero or more steps of `class`.
+    let star = |from: &[bool], class: Class| -> Vec<bool> {
+        let mut to = from.to_vec();
+        for i in 0..n {
+            if !to[i] {
+                continue;
+            }
+            if class.has(s[i]) {
+                to[i + 1] = true;
+            } else if s[i] == b'%'
+                && i + 2 < n
+                && s[i + 1].is_ascii_hexdigit()
+                && s[i + 2].is_ascii_hexdigit()
+            {
+                to[i + 3] = true;
+            }
+        }
+        to
+    };
+    // Empty, or `lead` followed by zero or more steps of `class`.
+    let led = |from: &[bool], lead: u8, class: Class| -> Vec<bool> {
+        let mut after = vec![false; n + 1];
+        for i in 0..n {
+            after[i + 1] = from[i] && s[i] == lead;
+        }
+        let mut to = star(&after, class);
+        for (t, f) in to.iter_mut().zip(from) {
+            *t |= *f;
+        }
+        to
+    };
+    for p in parts {
+        at = match p {
+            Part::Literal(l) => {
+                let l = l.as_bytes();
+                let mut to = vec![false; n + 1];
+                for i in 0..=n.saturating_sub(l.len()) {
+                    if at[i] && s[i..].starts_with(l) {
+                        to[i + l.len()] = true;
+                    }
+                }
+                to
+            }
+            Part::Expr(e) => match e.op {
+                None => star(&at, Class::Simple),
+                Some('+') => star(&at, Class::Reserved),
+                Some('#') => led(&at, b'#', Class::Reserved),
+                Some('?') => led(&at, b'?', Class::SimpleAnd(b'&')),
+                Some('&') => led(&at, b'&', Class::SimpleAnd(b'&')),
+                Some(o) => {
+                    let o = u8::try_from(o).unwrap_or(0);
+                    led(&at, o, Class::SimpleAnd(o))
+                }
+            },
+        };
+        if !at.contains(&true) {
+            return false;
+        }
+    }
+    at[n]
+}
+
+/// An anchored regular expression matching every expansion of `parts` (the reference for
+/// [`matches`]).
+#[cfg(test)]
 pub(crate) fn matcher(parts: &[Part]) -> Regex {
     const UNRESERVED: &str = r"A-Za-z0-9\-._~";
     const RESERVED: &str = r":/?#\[\]@!$&'()*+,;=";
@@ -295,7 +390,7 @@ impl Check for UriTemplate {
             Test::Valid => {}
             Test::Expansion => {
                 if let Some(s) = node.value.as_str() {
-                    if !matcher(&parts).is_match(s) {
+                    if !matches(&parts, s) {
                         out.push(Finding::new(node.pointer).with("template", text));
                     }
                 }
@@ -368,6 +463,69 @@ mod tests {
             variables(&parse("{a,b}/{+c:3}").unwrap()),
             vec!["a", "b", "c"]
         );
+    }
+
+    #[test]
+    fn matches_agrees_with_the_regex() {
+        let templates = [
+            "repo://{owner}/{repo}/issues/{issue}{?fields}",
+            "file:///{+path}",
+            "http://x{/path*}{?q,lang:2}{&more}{#frag}",
+            "file:///{+path}{.ext}{;params*}",
+            "a%20b/{x.y}",
+            "{a}{b}",
+            "{.a}{.b}x",
+            "é/{a}/ü",
+            "",
+            "plain",
+        ];
+        let strings = [
+            "",
+            "repo://acme/api/issues/12",
+            "repo://acme/api/issues/12?fields=title,body",
+            "repo://acme/api/issues/12?fields=a&b=c",
+            "repo://acme/a/b/issues/12",
+            "file:///src/lib.rs",
+            "file:///a%2Fb.c;x=1;y",
+            "file:///%zz",
+            "http://x/a/b?q=1&lang=en&more=2#frag!",
+            "http://x?q",
+            "http://x#",
+            "a%20b/c.d",
+            "a%20b/c%2",
+            "ab",
+            "x",
+            ".a.bx",
+            "..x",
+            "é/1/ü",
+            "é//ü",
+            "plain",
+            "plainer",
+        ];
+        for t in templates {
+            let parts = parse(t).unwrap();
+            let re = matcher(&parts);
+            for s in strings {
+                assert_eq!(matches(&parts, s), re.is_match(s), "{t} on {s}");
+            }
+        }
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn matches_agrees_with_the_regex_on_random_input(
+                template in "([a-c/.%]|%4[1a]|\\{[+#./;?&]?[ab](,b)?\\}){0,6}",
+                s in "[a-c/.,=&?#;%4Az\\-]{0,12}",
+            ) {
+                if let Ok(parts) = parse(&template) {
+                    prop_assert_eq!(matches(&parts, &s), matcher(&parts).is_match(&s));
+                }
+            }
+        }
     }
 
     #[test]

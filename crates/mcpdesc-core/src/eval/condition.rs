@@ -179,10 +179,19 @@ impl Condition {
 
     /// Evaluates the condition on the node at `pointer`.
     pub fn holds(&self, pointer: &str, cx: &EvalCtx<'_>) -> bool {
+        self.eval(pointer, None, cx)
+    }
+
+    /// [`Condition::holds`] for the node at `pointer` whose value is `value`.
+    pub fn holds_at(&self, pointer: &str, value: &Value, cx: &EvalCtx<'_>) -> bool {
+        self.eval(pointer, Some(value), cx)
+    }
+
+    fn eval(&self, pointer: &str, value: Option<&Value>, cx: &EvalCtx<'_>) -> bool {
         match self {
-            Condition::All(cs) => cs.iter().all(|c| c.holds(pointer, cx)),
-            Condition::Any(cs) => cs.iter().any(|c| c.holds(pointer, cx)),
-            Condition::Not(c) => !c.holds(pointer, cx),
+            Condition::All(cs) => cs.iter().all(|c| c.eval(pointer, value, cx)),
+            Condition::Any(cs) => cs.iter().any(|c| c.eval(pointer, value, cx)),
+            Condition::Not(c) => !c.eval(pointer, value, cx),
             Condition::Version(set) => cx.version.is_some_and(|v| set.contains(v)),
             Condition::Value(v) => {
                 let ValueTest {
@@ -190,15 +199,14 @@ impl Condition {
                     default,
                     test,
                 } = &**v;
-                let hits = path.select(cx.root, pointer);
-                if hits.is_empty() {
-                    return match (default, test) {
+                match path.test_values(cx.root, pointer, value, &mut |v| test.holds(v)) {
+                    Some(passed) => passed,
+                    None => match (default, test) {
                         (Some(d), _) => test.holds(d),
                         (None, Test::Exists(want)) => !want,
                         (None, _) => false,
-                    };
+                    },
                 }
-                hits.iter().any(|h| test.holds(h.value))
             }
         }
     }

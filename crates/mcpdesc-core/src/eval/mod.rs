@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use crate::checks::Node;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::document::{pointer, Document, Limits, LoadError};
-use crate::path::Selected;
+use crate::path::PathSet;
 use crate::rules::file::Enforcement;
 use crate::rules::{Catalogue, Rule};
 use crate::versions::VersionSet;
@@ -72,7 +72,6 @@ pub(crate) fn evaluate(
     let root = substituted.as_ref().unwrap_or(doc.value());
     let scopes = ScopeMap::compute(root, &cat.scope, &cat.versions);
     let filter = sel.versions.unwrap_or(cat.versions.all());
-    let mut selections: Vec<Option<Vec<Selected<'_>>>> = vec![None; cat.paths.len()];
     let mut raws: Vec<Raw> = Vec::new();
     let base = EvalCtx {
         doc,
@@ -84,36 +83,44 @@ pub(crate) fn evaluate(
         cache: &cache,
         limits,
     };
+    // The rules reading each path, in catalogue order. All paths are evaluated in one pass
+    // over the document, and every rule reading a path runs on a node as soon as the node is
+    // reached, while its subtree is in cache (evaluating rule by rule streamed a large document
+    // through memory once per rule). The result does not depend on this order: findings are
+    // merged and sorted.
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); cat.paths.len()];
     for (index, rule) in cat.rules.iter().enumerate() {
         if !sel.includes(rule.id()) || rule.evaluated.intersection(filter).is_empty() {
             continue;
         }
-        let all_versions = rule.evaluated == cat.versions.all();
         for &gid in &rule.given {
-            let nodes = selections[gid].get_or_insert_with(|| cat.paths[gid].select(root));
-            for node in nodes.iter() {
-                let in_scope = scopes.scope_of(&node.pointer).intersection(filter);
-                let versions = in_scope.intersection(rule.evaluated);
-                let node = Node {
-                    pointer: &node.pointer,
-                    value: node.value,
-                };
-                if rule.version_sensitive {
-                    for v in versions.iter() {
-                        let cx = EvalCtx {
-                            version: Some(v),
-                            ..base.clone_shallow()
-                        };
-                        run_rule(index, rule, node, &cx, VersionSet::single(v), &mut raws);
-                    }
-                } else if !versions.is_empty()
-                    || (all_versions && sel.versions.is_none() && in_scope.is_empty())
-                {
-                    run_rule(index, rule, node, &base, versions, &mut raws);
-                }
-            }
+            readers[gid].push(index);
         }
     }
+    let read = (0..cat.paths.len()).filter(|&gid| !readers[gid].is_empty());
+    PathSet::new(&cat.paths, read).for_each(root, &mut |gid, pointer, value| {
+        let scope = scopes.scope_of(pointer);
+        let in_scope = scope.intersection(filter);
+        let node = Node { pointer, value };
+        for &index in &readers[gid] {
+            let rule = &cat.rules[index];
+            let all_versions = rule.evaluated == cat.versions.all();
+            let versions = in_scope.intersection(rule.evaluated);
+            if rule.version_sensitive {
+                for v in versions.iter() {
+                    let cx = EvalCtx {
+                        version: Some(v),
+                        ..base.clone_shallow()
+                    };
+                    run_rule(index, rule, node, &cx, VersionSet::single(v), &mut raws);
+                }
+            } else if !versions.is_empty()
+                || (all_versions && sel.versions.is_none() && in_scope.is_empty())
+            {
+                run_rule(index, rule, node, &base, versions, &mut raws);
+            }
+        }
+    });
     let mut out = merge(cat, doc, raws);
     out.extend(limit_diagnostics(doc, cache.take_exceeded()));
     sort(&mut out);
@@ -182,27 +189,23 @@ fn run_rule(
     raws: &mut Vec<Raw>,
 ) {
     if let Some(w) = &rule.when {
-        if !w.holds(node.pointer, cx) {
+        if !w.holds_at(node.pointer, node.value, cx) {
             return;
         }
     }
     let mut findings: Vec<Finding> = Vec::new();
     for c in &rule.checks {
         if let Some(w) = &c.when {
-            if !w.holds(node.pointer, cx) {
+            if !w.holds_at(node.pointer, node.value, cx) {
                 continue;
             }
         }
         match &c.at {
             None => c.check.run(node, cx, &mut findings),
             Some(path) => {
-                for hit in path.select(cx.root, node.pointer) {
-                    let sub = Node {
-                        pointer: &hit.pointer,
-                        value: hit.value,
-                    };
-                    c.check.run(sub, cx, &mut findings);
-                }
+                path.for_each_from(cx.root, node.pointer, node.value, &mut |pointer, value| {
+                    c.check.run(Node { pointer, value }, cx, &mut findings);
+                });
             }
         }
         let template = c.message.as_ref().unwrap_or(&rule.message);

@@ -28,6 +28,14 @@ pub struct ScopeMap {
     root: VersionSet,
     root_declared: bool,
     entries: HashMap<String, Entry>,
+    /// Bit `d` is set when a declaration has `d` reference tokens (`d` < 64), so lookups
+    /// probe only the ancestors at those depths.
+    depths: u64,
+}
+
+/// The number of reference tokens of a pointer.
+fn depth(ptr: &str) -> usize {
+    ptr.bytes().filter(|&b| b == b'/').count()
 }
 
 /// The versions named in a scope list; `None` when the value is not an array.
@@ -52,6 +60,7 @@ impl ScopeMap {
             root: declared.unwrap_or(VersionSet::EMPTY),
             root_declared: declared.is_some(),
             entries: HashMap::new(),
+            depths: 0,
         };
         let mut decls: Vec<(String, Option<VersionSet>)> = Vec::new();
         for path in &config.declarations {
@@ -68,6 +77,9 @@ impl ScopeMap {
         for (ptr, own) in decls {
             let inherited = pointer::parent(&ptr).map_or(map.root, |p| map.scope_of(p));
             let effective = own.unwrap_or(inherited);
+            if let Some(bit) = 1u64.checked_shl(depth(&ptr) as u32) {
+                map.depths |= bit;
+            }
             map.entries.insert(ptr, Entry { own, effective });
         }
         map
@@ -85,13 +97,26 @@ impl ScopeMap {
 
     /// The effective scope of the node at `ptr`: that of its nearest enclosing declaration.
     pub fn scope_of(&self, ptr: &str) -> VersionSet {
+        if self.entries.is_empty() {
+            return self.root;
+        }
         let mut p = ptr;
+        let mut d = depth(ptr);
         loop {
-            if let Some(e) = self.entries.get(p) {
-                return e.effective;
+            // Depths of 64 and more are always probed.
+            let may_declare = 1u64
+                .checked_shl(d as u32)
+                .is_none_or(|b| self.depths & b != 0);
+            if may_declare {
+                if let Some(e) = self.entries.get(p) {
+                    return e.effective;
+                }
             }
             match pointer::parent(p) {
-                Some(parent) => p = parent,
+                Some(parent) => {
+                    p = parent;
+                    d -= 1;
+                }
                 None => return self.root,
             }
         }

@@ -226,8 +226,12 @@ struct RuleCompiler<'a> {
     cx: &'a CompileCx<'a>,
 }
 
-fn id_pattern() -> Regex {
-    Regex::new(r"^[a-z][a-z0-9]*(\.[a-z0-9]+(-[a-z0-9]+)*)+$").expect("valid")
+/// Compiled once per process: building it for every rule cost more than the rule.
+fn id_pattern() -> &'static Regex {
+    static ID: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r"^[a-z][a-z0-9]*(\.[a-z0-9]+(-[a-z0-9]+)*)+$").expect("valid")
+    });
+    &ID
 }
 
 impl RuleCompiler<'_> {

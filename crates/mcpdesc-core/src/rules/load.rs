@@ -34,6 +34,42 @@ impl fmt::Display for RuleProblem {
     }
 }
 
+/// Parses every rule file, in order. Parsing is most of the cost of loading a catalogue, so
+/// the files are spread over the available cores.
+fn parse_all(files: &[(&String, &String)]) -> Vec<Result<Document, crate::document::LoadError>> {
+    let parse = |text: &str| Document::parse_str(text, Format::Yaml, &Limits::default());
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len());
+    if threads <= 1 {
+        return files.iter().map(|(_, text)| parse(text)).collect();
+    }
+    // Contiguous chunks of about equal size in bytes, one per thread.
+    let target = files.iter().map(|(_, t)| t.len()).sum::<usize>() / threads;
+    let mut chunks: Vec<&[(&String, &String)]> = Vec::with_capacity(threads);
+    let (mut start, mut size) = (0, 0);
+    for (i, (_, text)) in files.iter().enumerate() {
+        size += text.len();
+        if size >= target && chunks.len() + 1 < threads {
+            chunks.push(&files[start..=i]);
+            (start, size) = (i + 1, 0);
+        }
+    }
+    if start < files.len() {
+        chunks.push(&files[start..]);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| s.spawn(move || chunk.iter().map(|(_, t)| parse(t)).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("parsing a rule file does not panic"))
+            .collect()
+    })
+}
+
 /// Every problem found in a set of rule files; no document is evaluated while any exists.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub struct RuleLoadError {
@@ -99,14 +135,18 @@ impl RuleSet {
         let mut problems = Problems::default();
         let mut parsed = Vec::new();
         let mut others = HashMap::new();
+        let mut rule_files = Vec::new();
         for (path, text) in &self.files {
-            if !is_rule_file(path) {
+            if is_rule_file(path) {
+                rule_files.push((path, text));
+            } else {
                 others.insert(path.clone(), text.clone());
-                continue;
             }
-            match Document::parse_str(text, Format::Yaml, &Limits::default()) {
+        }
+        for ((path, _), loaded) in rule_files.iter().zip(parse_all(&rule_files)) {
+            match loaded {
                 Ok(doc) => parsed.push(ParsedFile {
-                    path: path.clone(),
+                    path: (*path).clone(),
                     doc,
                 }),
                 Err(e) => {
