@@ -657,7 +657,11 @@ fn schema_count_and_size_limits() {
     refused(
         &file,
         &["--max-schemas", "1"],
-        &["max-schemas (1)", "--max-schemas", "mcpdesc.limits"],
+        &[
+            "max-schemas (1)",
+            "--max-schemas",
+            "mcpdesc.serialization.input-limits",
+        ],
     );
     refused(
         &file,

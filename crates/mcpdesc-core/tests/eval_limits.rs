@@ -19,7 +19,7 @@ fn limit_messages(engine: &Engine, text: &str) -> Vec<String> {
     report
         .diagnostics
         .iter()
-        .filter(|d| d.rule == "mcpdesc.limits")
+        .filter(|d| d.rule == "mcpdesc.serialization.input-limits")
         .map(|d| d.message.clone())
         .collect()
 }

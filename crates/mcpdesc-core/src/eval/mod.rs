@@ -122,17 +122,35 @@ pub(crate) fn evaluate(
         }
     });
     let mut out = merge(cat, doc, raws);
-    out.extend(limit_diagnostics(doc, cache.take_exceeded()));
+    out.extend(limit_diagnostics(cat, doc, cache.take_exceeded()));
     sort(&mut out);
     out
 }
 
-/// The rule id under which an exceeded evaluation limit is reported.
-pub const LIMIT_RULE: &str = "mcpdesc.limits";
+/// The rule that reports an exceeded limit: the first whose `load-error` check claims the
+/// `limit` failure, so which rule id it is stays in the rule files.
+fn limit_rule<'c>(
+    cat: &'c Catalogue,
+    limit: &'static str,
+    value: u64,
+) -> Option<(&'c Rule, Severity)> {
+    let kind = crate::document::LoadErrorKind::Limit { limit, value };
+    cat.rules.iter().find_map(|r| {
+        r.checks
+            .iter()
+            .any(|c| c.check.on_load_error(&kind).is_some())
+            .then(|| (r, Severity::Error.max(cap(r, r.severity))))
+    })
+}
 
 /// One error per evaluation limit exceeded, at the first node where it was: the evaluation
-/// skipped work past the limit, so the document cannot be called valid.
-fn limit_diagnostics(doc: &Document, exceeded: Vec<LimitExceeded>) -> Vec<Diagnostic> {
+/// skipped work past the limit, so the document cannot be called valid. It is reported under
+/// the rule that claims input-limit failures; without one, under the limit's own name.
+fn limit_diagnostics(
+    cat: &Catalogue,
+    doc: &Document,
+    exceeded: Vec<LimitExceeded>,
+) -> Vec<Diagnostic> {
     let mut out: Vec<(&'static str, usize, Diagnostic)> = Vec::new();
     let mut places: std::collections::HashSet<(&'static str, String)> = Default::default();
     for e in exceeded {
@@ -144,9 +162,13 @@ fn limit_diagnostics(doc: &Document, exceeded: Vec<LimitExceeded>) -> Vec<Diagno
             continue;
         }
         let pos = doc.spans().key_position(doc.value(), &e.pointer);
+        let (rule, severity) = match limit_rule(cat, e.limit, e.value) {
+            Some((r, sev)) => (r.def.id.clone(), sev),
+            None => (e.limit.to_owned(), Severity::Error),
+        };
         let diagnostic = Diagnostic {
-            rule: LIMIT_RULE.to_owned(),
-            severity: Severity::Error,
+            rule,
+            severity,
             message: format!("evaluation incomplete: {e}"),
             pointer: e.pointer,
             line: pos.line,
