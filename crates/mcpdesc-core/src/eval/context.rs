@@ -83,6 +83,8 @@ pub struct DocCache {
     refused: RefCell<std::collections::HashSet<String>>,
     limits: Limits,
     exceeded: RefCell<Vec<LimitExceeded>>,
+    /// Reused for the JSON text of each schema looked up, so a lookup allocates nothing.
+    key: RefCell<String>,
 }
 
 impl DocCache {
@@ -127,18 +129,37 @@ impl DocCache {
         schema: &Value,
         build: impl FnOnce(&Value) -> Result<jsonschema::Validator, String>,
     ) -> Compiled {
-        let key = schema.to_string();
-        if let Some(hit) = self.schemas.borrow().get(&key) {
+        let mut key = self.key.take();
+        key.clear();
+        {
+            use std::fmt::Write as _;
+            let _ = write!(key, "{schema}");
+        }
+        let compiled = self.compile_keyed(pointer, &key, schema, build);
+        *self.key.borrow_mut() = key;
+        compiled
+    }
+
+    fn compile_keyed(
+        &self,
+        pointer: &str,
+        key: &str,
+        schema: &Value,
+        build: impl FnOnce(&Value) -> Result<jsonschema::Validator, String>,
+    ) -> Compiled {
+        if let Some(hit) = self.schemas.borrow().get(key) {
             return match hit {
                 Ok(v) => Compiled::Valid(v.clone()),
                 Err(e) => Compiled::Invalid(e.clone()),
             };
         }
-        if !self.admit(pointer, &key) {
+        if !self.admit(pointer, key) {
             return Compiled::Refused;
         }
         let built = build(schema).map(Arc::new);
-        self.schemas.borrow_mut().insert(key, built.clone());
+        self.schemas
+            .borrow_mut()
+            .insert(key.to_owned(), built.clone());
         match built {
             Ok(v) => Compiled::Valid(v),
             Err(e) => Compiled::Invalid(e),
