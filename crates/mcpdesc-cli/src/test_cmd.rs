@@ -263,7 +263,7 @@ pub fn junit(run: &TestRun) -> String {
             cases.len()
         );
         for c in cases {
-            let name = xml(&c.name);
+            let name = crate::render::junit::esc(&c.name);
             match c.failure {
                 None => {
                     let _ = writeln!(out, "    <testcase classname=\"{suite}\" name=\"{name}\"/>");
@@ -272,8 +272,8 @@ pub fn junit(run: &TestRun) -> String {
                     let _ = writeln!(
                         out,
                         "    <testcase classname=\"{suite}\" name=\"{name}\">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
-                        xml(&message),
-                        xml(&body)
+                        crate::render::junit::esc(&message),
+                        crate::render::junit::esc(&body)
                     );
                 }
             }
@@ -281,24 +281,6 @@ pub fn junit(run: &TestRun) -> String {
         let _ = writeln!(out, "  </testsuite>");
     }
     let _ = writeln!(out, "</testsuites>");
-    out
-}
-
-/// Escapes text for XML attributes and content, dropping characters XML cannot hold.
-fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' | '\t' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 => {}
-            c => out.push(c),
-        }
-    }
     out
 }
 

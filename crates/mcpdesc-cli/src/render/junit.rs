@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use super::{versions_suffix, FileResult, RenderContext};
 
 /// Escapes text for XML content and attribute values.
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -3,7 +3,7 @@
 
 mod github;
 mod json;
-mod junit;
+pub(crate) mod junit;
 pub mod rules;
 mod sarif;
 mod text;
