@@ -75,42 +75,50 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
 
 impl Check for Reference {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
-        let hits = self.to.select(cx.root, node.pointer);
-        if hits.is_empty() && self.optional {
+        let mut names: Vec<&str> = Vec::new();
+        let mut any = false;
+        self.to
+            .for_each_from(cx.root, node.pointer, node.value, &mut |_, v| {
+                any = true;
+                match self.targets {
+                    Targets::Values => names.extend(v.as_str()),
+                    Targets::Keys => {
+                        if let Some(o) = v.as_object() {
+                            names.extend(o.keys().map(String::as_str));
+                        }
+                    }
+                }
+            });
+        if !any && self.optional {
             return;
         }
-        let mut names: HashSet<&str> = HashSet::new();
-        for h in &hits {
-            match self.targets {
-                Targets::Values => {
-                    if let Some(s) = h.value.as_str() {
-                        names.insert(s);
-                    }
-                }
-                Targets::Keys => {
-                    if let Some(o) = h.value.as_object() {
-                        names.extend(o.keys().map(String::as_str));
-                    }
-                }
-            }
-        }
-        let mut check = |ptr: String, v: &Value| {
+        // A short list is searched directly; a long one is hashed once.
+        let hashed: Option<HashSet<&str>> =
+            (names.len() > 16).then(|| names.iter().copied().collect());
+        let known = |s: &str| match &hashed {
+            Some(set) => set.contains(s),
+            None => names.contains(&s),
+        };
+        let mut check = |ptr: &dyn Fn() -> String, v: &Value| {
             if let Some(s) = v.as_str() {
-                if !names.contains(s) {
-                    out.push(Finding::new(ptr).with("name", excerpt(v)));
+                if !known(s) {
+                    out.push(Finding::new(ptr()).with("name", excerpt(v)));
                 }
             }
         };
         match (self.subject, node.value) {
             (Subject::Value, Value::Array(items)) => {
                 for (i, v) in items.iter().enumerate() {
-                    check(pointer::push(node.pointer, &i.to_string()), v);
+                    check(&|| pointer::push(node.pointer, &i.to_string()), v);
                 }
             }
-            (Subject::Value, v) => check(node.pointer.to_owned(), v),
+            (Subject::Value, v) => check(&|| node.pointer.to_owned(), v),
             (Subject::Keys, Value::Object(o)) => {
                 for k in o.keys() {
-                    check(pointer::push(node.pointer, k), &Value::String(k.clone()));
+                    check(
+                        &|| pointer::push(node.pointer, k),
+                        &Value::String(k.clone()),
+                    );
                 }
             }
             (Subject::Keys, _) => {}
