@@ -686,5 +686,18 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
 
     std::fs::write(&path, doc).with_context(|| format!("writing {}", path.display()))?;
     eprintln!("wrote {}", path.display());
+    // The corpus must stay valid as the catalogue grows: a generated document with errors
+    // is a generator bug or a rule bug, to be looked at before the figures mean anything.
+    let invalid: Vec<String> = measured
+        .iter()
+        .filter(|(_, m)| m["errors"].as_u64() != Some(0) || !m["load_error"].is_null())
+        .map(|(name, m)| format!("{name}: {} error(s), e.g. {}", m["errors"], m["first"]))
+        .collect();
+    if !invalid.is_empty() {
+        bail!(
+            "the benchmark corpus has errors under the embedded catalogue:\n{}",
+            invalid.join("\n")
+        );
+    }
     Ok(())
 }
