@@ -10,7 +10,7 @@ pub mod checks;
 pub mod corpus;
 pub mod coverage;
 pub mod diagnostic;
-pub mod document;
+pub use mcpdesc_document as document;
 mod engine;
 pub mod eval;
 pub mod examples;

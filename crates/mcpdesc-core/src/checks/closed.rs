@@ -30,14 +30,16 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
     summary: "An object has only members named in `allowed` or matching one of `patterns`; a \
               finding at each other member.",
     params: &["field"],
-    compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
+    compile: |m: &Map<_, _>, cx: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         let o = options::<Options>(m)?;
         let patterns = o
             .patterns
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                Regex::new(p).map_err(|e| OptionError::at(format!("/patterns/{i}"), e.to_string()))
+                cx.regexes
+                    .get(p)
+                    .map_err(|e| OptionError::at(format!("/patterns/{i}"), e.to_string()))
             })
             .collect::<Result<_, _>>()?;
         Ok(Box::new(Closed {

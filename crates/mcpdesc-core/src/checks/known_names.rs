@@ -51,10 +51,12 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
     summary: "Each key of the object (or the string value, with `target: value`) that matches \
               `reserved` is one of `known`; a finding at each other reserved name.",
     params: &["name"],
-    compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
+    compile: |m: &Map<_, _>, cx: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         let o = options::<Options>(m)?;
-        let reserved =
-            Regex::new(&o.reserved).map_err(|e| OptionError::at("/reserved", e.to_string()))?;
+        let reserved = cx
+            .regexes
+            .get(&o.reserved)
+            .map_err(|e| OptionError::at("/reserved", e.to_string()))?;
         Ok(Box::new(KnownNames {
             reserved,
             known: o.known,

@@ -19,6 +19,7 @@ mod non_empty;
 mod pattern;
 mod presence;
 mod reference;
+mod regexes;
 mod schema_walk;
 mod scope_sets;
 mod scopes_disjoint;
@@ -66,10 +67,14 @@ pub trait Check: Send + Sync + fmt::Debug {
 }
 
 /// What a check may consult while it compiles.
+pub use regexes::Regexes;
+
 pub struct CompileCx<'a> {
     pub versions: &'a VersionList,
     /// Schema files of the rules directory by relative path (`schemas/x.json`).
     pub files: &'a HashMap<String, String>,
+    /// Regular expressions, shared by every rule of the catalogue.
+    pub regexes: &'a Regexes,
 }
 
 /// An option problem, at a JSON Pointer relative to the check's object.

@@ -90,7 +90,7 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             .entry_when
             .as_ref()
             .map(|d| {
-                Condition::compile(d, cx.versions)
+                Condition::compile(d, cx)
                     .map_err(|e| OptionError::at(format!("/entry-when{}", e.pointer), e.message))
             })
             .transpose()?;

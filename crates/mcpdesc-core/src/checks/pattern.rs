@@ -41,9 +41,12 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
     summary: "A string value, or each key of an object with `target: keys`, matches `regex`; \
               other types are left to `type`.",
     params: &["pattern"],
-    compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
+    compile: |m: &Map<_, _>, cx: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         let o = options::<Options>(m)?;
-        let regex = Regex::new(&o.regex).map_err(|e| OptionError::at("/regex", e.to_string()))?;
+        let regex = cx
+            .regexes
+            .get(&o.regex)
+            .map_err(|e| OptionError::at("/regex", e.to_string()))?;
         Ok(Box::new(Pattern {
             regex,
             target: o.target,

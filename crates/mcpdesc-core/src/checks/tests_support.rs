@@ -45,6 +45,7 @@ pub(crate) fn run_for(check: &Value, doc: &Value, at: &str, version: Option<&str
         &CompileCx {
             versions: &versions,
             files: &files,
+            regexes: &crate::checks::Regexes::default(),
         },
     )
     .unwrap_or_else(|e| panic!("{}: {}", e.pointer, e.message));

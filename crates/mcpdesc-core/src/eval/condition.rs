@@ -3,9 +3,10 @@
 use regex::Regex;
 use serde_json::Value;
 
+use crate::checks::CompileCx;
 use crate::relpath::RelPath;
 use crate::rules::file::{ConditionDef, JsonType};
-use crate::versions::{VersionList, VersionSet};
+use crate::versions::VersionSet;
 
 use super::context::EvalCtx;
 
@@ -56,10 +57,8 @@ pub struct ConditionError {
 }
 
 impl Condition {
-    pub fn compile(
-        def: &ConditionDef,
-        versions: &VersionList,
-    ) -> Result<Condition, ConditionError> {
+    pub fn compile(def: &ConditionDef, cx: &CompileCx<'_>) -> Result<Condition, ConditionError> {
+        let versions = cx.versions;
         let err = |pointer: &str, message: String| ConditionError {
             pointer: pointer.to_owned(),
             message,
@@ -69,7 +68,7 @@ impl Condition {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    Condition::compile(c, versions).map_err(|e| ConditionError {
+                    Condition::compile(c, cx).map_err(|e| ConditionError {
                         pointer: format!("/{name}/{i}{}", e.pointer),
                         message: e.message,
                     })
@@ -114,7 +113,7 @@ impl Condition {
             return Ok(Condition::Any(list(items, "any")?));
         }
         if let Some(inner) = &def.not {
-            return Condition::compile(inner, versions)
+            return Condition::compile(inner, cx)
                 .map(|c| Condition::Not(Box::new(c)))
                 .map_err(|e| ConditionError {
                     pointer: format!("/not{}", e.pointer),
@@ -158,7 +157,11 @@ impl Condition {
             Test::Type(t.types())
         } else {
             let re = def.matches.as_deref().unwrap_or_default();
-            Test::Matches(Regex::new(re).map_err(|e| err("/matches", e.to_string()))?)
+            Test::Matches(
+                cx.regexes
+                    .get(re)
+                    .map_err(|e| err("/matches", e.to_string()))?,
+            )
         };
         Ok(Condition::Value(Box::new(ValueTest {
             path,

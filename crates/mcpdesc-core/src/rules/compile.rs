@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::checks::{self, CompileCx};
+use crate::checks::{self, CompileCx, Regexes};
 use crate::eval::condition::Condition;
 use crate::eval::scope::ScopeConfig;
 use crate::eval::substitute::ReferenceConfig;
@@ -67,53 +67,57 @@ pub(super) fn compile(
     for (i, p) in paths.iter().enumerate() {
         interned.insert(p.as_str().to_owned(), i);
     }
-    let cx = CompileCx {
-        versions: &versions,
-        files: others,
-    };
+    // Rules compile independently, so the files are spread over the cores; merging in file
+    // order keeps duplicate detection and path numbering deterministic.
+    let outcomes = super::load::in_parallel(
+        files,
+        |f| f.text_len,
+        |chunk| {
+            let regexes = Regexes::default();
+            let cx = CompileCx {
+                versions: &versions,
+                files: others,
+                regexes: &regexes,
+            };
+            let mut given_cache = HashMap::new();
+            chunk
+                .iter()
+                .flat_map(|f| compile_rules(f, &versions, &cx, &mut given_cache))
+                .collect()
+        },
+    );
     let mut rules = Vec::new();
     let mut seen: HashMap<String, RuleSource> = HashMap::new();
-    for f in files {
-        let Some(list) = f.value("/rules") else {
+    for outcome in outcomes {
+        let Some((id, source)) = outcome.identity else {
+            problems.0.extend(outcome.problems.0);
             continue;
         };
-        let Some(items) = list.as_array() else {
-            problems.push_value(f, "/rules", "`rules` is a list of rules");
+        if let Some(first) = seen.get(&id) {
+            problems.push_value(
+                outcome.file,
+                &format!("{}/id", outcome.ptr),
+                format!(
+                    "duplicate rule id `{id}`; first defined at {}:{}:{}",
+                    first.file, first.line, first.column
+                ),
+            );
             continue;
-        };
-        for i in 0..items.len() {
-            let ptr = format!("/rules/{i}");
-            let Some(def) = f.deserialize::<RuleDef>(&ptr, problems) else {
-                continue;
-            };
-            let pos = f.doc.position(&ptr);
-            let source = RuleSource {
-                file: f.path.clone(),
-                line: pos.line,
-                column: pos.column,
-            };
-            if let Some(first) = seen.get(&def.id) {
-                problems.push_value(
-                    f,
-                    &format!("{ptr}/id"),
-                    format!(
-                        "duplicate rule id `{}`; first defined at {}:{}:{}",
-                        def.id, first.file, first.line, first.column
-                    ),
-                );
-                continue;
-            }
-            seen.insert(def.id.clone(), source.clone());
-            let mut rc = RuleCompiler {
-                file: f,
-                ptr: &ptr,
-                problems,
-                versions: &versions,
-                cx: &cx,
-            };
-            if let Some(rule) = rc.rule(def, source, &mut paths, &mut interned) {
-                rules.push(rule);
-            }
+        }
+        seen.insert(id, source);
+        problems.0.extend(outcome.problems.0);
+        if let Some(mut rule) = outcome.rule {
+            rule.given = outcome
+                .given
+                .into_iter()
+                .map(|(text, path)| {
+                    *interned.entry(text).or_insert_with(|| {
+                        paths.push(path);
+                        paths.len() - 1
+                    })
+                })
+                .collect();
+            rules.push(rule);
         }
     }
     Some(Catalogue {
@@ -127,6 +131,74 @@ pub(super) fn compile(
         dir,
         catalogue_file: cat_file.path.clone(),
     })
+}
+
+/// One rule item of a rule file after compilation, before it joins the catalogue.
+struct RuleOutcome<'f> {
+    file: &'f ParsedFile,
+    ptr: String,
+    /// The rule's id and where it is defined; `None` when the item did not deserialize.
+    identity: Option<(String, RuleSource)>,
+    rule: Option<Rule>,
+    /// The rule's `given` paths, by text, to be numbered when the catalogue is assembled.
+    given: Vec<(String, JsonPath)>,
+    problems: Problems,
+}
+
+/// Compiles every rule of `f`; `given_cache` shares compiled paths between files.
+fn compile_rules<'f>(
+    f: &'f ParsedFile,
+    versions: &VersionList,
+    cx: &CompileCx<'_>,
+    given_cache: &mut HashMap<String, JsonPath>,
+) -> Vec<RuleOutcome<'f>> {
+    let outcome = |ptr: String, problems: Problems| RuleOutcome {
+        file: f,
+        ptr,
+        identity: None,
+        rule: None,
+        given: Vec::new(),
+        problems,
+    };
+    let Some(list) = f.value("/rules") else {
+        return Vec::new();
+    };
+    let Some(items) = list.as_array() else {
+        let mut problems = Problems::default();
+        problems.push_value(f, "/rules", "`rules` is a list of rules");
+        return vec![outcome("/rules".to_owned(), problems)];
+    };
+    (0..items.len())
+        .map(|i| {
+            let ptr = format!("/rules/{i}");
+            let mut problems = Problems::default();
+            let Some(def) = f.deserialize::<RuleDef>(&ptr, &mut problems) else {
+                return outcome(ptr, problems);
+            };
+            let pos = f.doc.position(&ptr);
+            let source = RuleSource {
+                file: f.path.clone(),
+                line: pos.line,
+                column: pos.column,
+            };
+            let id = def.id.clone();
+            let mut rc = RuleCompiler {
+                file: f,
+                ptr: &ptr,
+                problems: &mut problems,
+                versions,
+                cx,
+            };
+            let mut given = Vec::new();
+            let rule = rc.rule(def, source.clone(), &mut given, given_cache);
+            RuleOutcome {
+                identity: Some((id, source)),
+                rule,
+                given,
+                ..outcome(ptr.clone(), problems)
+            }
+        })
+        .collect()
 }
 
 type CompiledCatalogue = (
@@ -244,8 +316,8 @@ impl RuleCompiler<'_> {
         &mut self,
         def: RuleDef,
         source: RuleSource,
-        paths: &mut Vec<JsonPath>,
-        interned: &mut HashMap<String, usize>,
+        given_paths: &mut Vec<(String, JsonPath)>,
+        cache: &mut HashMap<String, JsonPath>,
     ) -> Option<Rule> {
         let before = self.problems.0.len();
         if !id_pattern().is_match(&def.id) {
@@ -274,7 +346,7 @@ impl RuleCompiler<'_> {
             }
         }
         let (evaluated, warns) = self.applicability(&def);
-        let given = self.given(&def, paths, interned);
+        self.given(&def, given_paths, cache);
         let when = def.when.as_ref().and_then(|c| self.condition(c, "/when"));
         let mut checks = Vec::new();
         if def.then.is_empty() {
@@ -322,7 +394,7 @@ impl RuleCompiler<'_> {
             evaluated,
             warns,
             source,
-            given,
+            given: Vec::new(),
             when,
             checks,
             message: message?,
@@ -372,32 +444,30 @@ impl RuleCompiler<'_> {
         (evaluated, warns)
     }
 
+    /// Compiles the rule's `given` paths into `out`, each text compiled once per `cache`.
     fn given(
         &mut self,
         def: &RuleDef,
-        paths: &mut Vec<JsonPath>,
-        interned: &mut HashMap<String, usize>,
-    ) -> Vec<usize> {
-        let mut ids = Vec::new();
+        out: &mut Vec<(String, JsonPath)>,
+        cache: &mut HashMap<String, JsonPath>,
+    ) {
         for (i, text) in def.given.iter().enumerate() {
-            if let Some(&id) = interned.get(text) {
-                ids.push(id);
+            if let Some(p) = cache.get(text) {
+                out.push((text.clone(), p.clone()));
                 continue;
             }
             match JsonPath::compile(text) {
                 Ok(p) => {
-                    paths.push(p);
-                    interned.insert(text.clone(), paths.len() - 1);
-                    ids.push(paths.len() - 1);
+                    cache.insert(text.clone(), p.clone());
+                    out.push((text.clone(), p));
                 }
                 Err(e) => self.problem(&format!("/given/{i}"), e.to_string()),
             }
         }
-        ids
     }
 
     fn condition(&mut self, def: &super::file::ConditionDef, rel: &str) -> Option<Condition> {
-        Condition::compile(def, self.versions)
+        Condition::compile(def, self.cx)
             .map_err(|e| self.problem(&format!("{rel}{}", e.pointer), e.message))
             .ok()
     }

@@ -34,38 +34,66 @@ impl fmt::Display for RuleProblem {
     }
 }
 
-/// Parses every rule file, in order. Parsing is most of the cost of loading a catalogue, so
-/// the files are spread over the available cores.
-fn parse_all(files: &[(&String, &String)]) -> Vec<Result<Document, crate::document::LoadError>> {
-    let parse = |text: &str| Document::parse_str(text, Format::Yaml, &Limits::default());
+/// A rule file to parse: its path, its text and, for embedded files, the snapshot of its
+/// parsed document made at build time.
+type Source<'a> = (&'a String, &'a String, Option<&'static [u8]>);
+
+/// Parses every rule file, in order: from its build-time snapshot where there is one, else
+/// from its text.
+fn parse_all(files: &[Source<'_>]) -> Vec<Result<Document, crate::document::LoadError>> {
+    in_parallel(
+        files,
+        |(_, text, _)| text.len(),
+        |chunk| {
+            chunk
+                .iter()
+                .map(
+                    |(_, text, snapshot)| match snapshot.and_then(Document::from_snapshot) {
+                        Some(doc) => Ok(doc),
+                        None => Document::parse_str(text, Format::Yaml, &Limits::default()),
+                    },
+                )
+                .collect()
+        },
+    )
+}
+
+/// `work` applied to contiguous chunks of `items` of about equal `size`, one chunk per core,
+/// with the results concatenated in order. Loading a catalogue is parsing and compiling many
+/// independent files, which this spreads over the cores.
+pub(super) fn in_parallel<'a, T: Sync, R: Send>(
+    items: &'a [T],
+    size: impl Fn(&T) -> usize,
+    work: impl Fn(&'a [T]) -> Vec<R> + Sync,
+) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(files.len());
+        .min(items.len());
     if threads <= 1 {
-        return files.iter().map(|(_, text)| parse(text)).collect();
+        return work(items);
     }
-    // Contiguous chunks of about equal size in bytes, one per thread.
-    let target = files.iter().map(|(_, t)| t.len()).sum::<usize>() / threads;
-    let mut chunks: Vec<&[(&String, &String)]> = Vec::with_capacity(threads);
-    let (mut start, mut size) = (0, 0);
-    for (i, (_, text)) in files.iter().enumerate() {
-        size += text.len();
-        if size >= target && chunks.len() + 1 < threads {
-            chunks.push(&files[start..=i]);
-            (start, size) = (i + 1, 0);
+    let target = items.iter().map(&size).sum::<usize>() / threads;
+    let mut chunks: Vec<&'a [T]> = Vec::with_capacity(threads);
+    let (mut start, mut filled) = (0, 0);
+    for (i, item) in items.iter().enumerate() {
+        filled += size(item);
+        if filled >= target && chunks.len() + 1 < threads {
+            chunks.push(&items[start..=i]);
+            (start, filled) = (i + 1, 0);
         }
     }
-    if start < files.len() {
-        chunks.push(&files[start..]);
+    if start < items.len() {
+        chunks.push(&items[start..]);
     }
+    let work = &work;
     std::thread::scope(|s| {
         let handles: Vec<_> = chunks
             .iter()
-            .map(|chunk| s.spawn(move || chunk.iter().map(|(_, t)| parse(t)).collect::<Vec<_>>()))
+            .map(|chunk| s.spawn(move || work(chunk)))
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().expect("parsing a rule file does not panic"))
+            .flat_map(|h| h.join().expect("loading rules does not panic"))
             .collect()
     })
 }
@@ -91,6 +119,8 @@ impl fmt::Display for RuleLoadError {
 pub struct RuleSet {
     /// (path relative to the directory with `/` separators, contents), sorted by path.
     files: Vec<(String, String)>,
+    /// Build-time snapshots of embedded rule files, by path.
+    snapshots: HashMap<String, &'static [u8]>,
     dir: Option<PathBuf>,
 }
 
@@ -100,7 +130,11 @@ impl RuleSet {
         RuleSet {
             files: embedded::FILES
                 .iter()
-                .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
+                .map(|(p, t, _)| ((*p).to_owned(), (*t).to_owned()))
+                .collect(),
+            snapshots: embedded::FILES
+                .iter()
+                .filter_map(|(p, _, s)| Some(((*p).to_owned(), (*s)?)))
                 .collect(),
             dir: None,
         }
@@ -119,6 +153,7 @@ impl RuleSet {
         files.sort();
         Ok(RuleSet {
             files,
+            snapshots: HashMap::new(),
             dir: Some(dir.to_path_buf()),
         })
     }
@@ -127,7 +162,11 @@ impl RuleSet {
     pub fn from_files(files: Vec<(String, String)>) -> RuleSet {
         let mut files = files;
         files.sort();
-        RuleSet { files, dir: None }
+        RuleSet {
+            files,
+            snapshots: HashMap::new(),
+            dir: None,
+        }
     }
 
     /// Parses and compiles every rule file.
@@ -138,15 +177,16 @@ impl RuleSet {
         let mut rule_files = Vec::new();
         for (path, text) in &self.files {
             if is_rule_file(path) {
-                rule_files.push((path, text));
+                rule_files.push((path, text, self.snapshots.get(path).copied()));
             } else {
                 others.insert(path.clone(), text.clone());
             }
         }
-        for ((path, _), loaded) in rule_files.iter().zip(parse_all(&rule_files)) {
+        for ((path, text, _), loaded) in rule_files.iter().zip(parse_all(&rule_files)) {
             match loaded {
                 Ok(doc) => parsed.push(ParsedFile {
                     path: (*path).clone(),
+                    text_len: text.len(),
                     doc,
                 }),
                 Err(e) => {
@@ -250,6 +290,8 @@ fn read_text(path: &Path) -> std::io::Result<Result<String, (u32, u32, String)>>
 /// A rule file read as a positioned document.
 pub(super) struct ParsedFile {
     pub path: String,
+    /// Size of the source text, to share compilation work evenly.
+    pub text_len: usize,
     pub doc: Document,
 }
 
@@ -261,6 +303,10 @@ impl ParsedFile {
         problems: &mut Problems,
     ) -> Option<T> {
         let value = self.doc.value().pointer(ptr)?;
+        // Tracking the path costs a third of deserializing; it is only needed for a problem.
+        if let Ok(v) = T::deserialize(value) {
+            return Some(v);
+        }
         match serde_path_to_error::deserialize::<_, T>(value) {
             Ok(v) => Some(v),
             Err(e) => {

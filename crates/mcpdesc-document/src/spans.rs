@@ -37,12 +37,12 @@ impl Position {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct SpanNode {
-    value: Position,
+pub(crate) struct SpanNode {
+    pub(crate) value: Position,
     /// Position of the member's key when the node is an object member.
-    key: Position,
-    first_child: u32,
-    child_count: u32,
+    pub(crate) key: Position,
+    pub(crate) first_child: u32,
+    pub(crate) child_count: u32,
 }
 
 /// Source positions of every node of a value, in a flat array parallel to the value tree.
@@ -52,8 +52,8 @@ struct SpanNode {
 /// i-th child span.
 #[derive(Debug, Clone, Default)]
 pub struct SpanTree {
-    nodes: Vec<SpanNode>,
-    children: Vec<u32>,
+    pub(crate) nodes: Vec<SpanNode>,
+    pub(crate) children: Vec<u32>,
 }
 
 /// Identifies a node while a [`SpanTree`] is being built.

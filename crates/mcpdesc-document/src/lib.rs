@@ -6,6 +6,7 @@
 mod json;
 mod limits;
 pub mod pointer;
+mod snapshot;
 mod spans;
 mod yaml;
 
@@ -93,6 +94,14 @@ impl Document {
             spans: SpanTree::unknown(),
             value,
             format: Format::Json,
+        }
+    }
+
+    fn from_parts(value: Value, spans: SpanTree, format: Format) -> Document {
+        Document {
+            value,
+            spans,
+            format,
         }
     }
 

@@ -1,0 +1,143 @@
+//! A compact binary form of a parsed [`Document`], positions included.
+//!
+//! Files that ship inside a binary (the default rule catalogue) are parsed once at build time
+//! and stored in this form, so loading them costs a JSON decode instead of a YAML parse while
+//! every position still points into the original source.
+//!
+//! Layout (all integers little-endian `u32`): the magic bytes, the format, the node count,
+//! six integers per node (value line and column, key line and column, first child, child
+//! count), the child-list length and the child list, then the value as compact JSON text.
+
+use serde_json::Value;
+
+use super::spans::{SpanNode, SpanTree};
+use super::{Document, Format, Position};
+
+const MAGIC: &[u8; 8] = b"MCPDSNP1";
+
+impl Document {
+    /// The snapshot of this document, for [`Document::from_snapshot`].
+    pub fn to_snapshot(&self) -> Vec<u8> {
+        let spans = self.spans();
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        let format = match self.format() {
+            Format::Json => 0u32,
+            Format::Yaml => 1,
+        };
+        let put = |out: &mut Vec<u8>, n: u32| out.extend_from_slice(&n.to_le_bytes());
+        put(&mut out, format);
+        put(&mut out, spans.nodes.len() as u32);
+        for n in &spans.nodes {
+            for v in [
+                n.value.line,
+                n.value.column,
+                n.key.line,
+                n.key.column,
+                n.first_child,
+                n.child_count,
+            ] {
+                put(&mut out, v);
+            }
+        }
+        put(&mut out, spans.children.len() as u32);
+        for &c in &spans.children {
+            put(&mut out, c);
+        }
+        // Serializing a `Value` cannot fail.
+        serde_json::to_writer(&mut out, self.value()).ok();
+        out
+    }
+
+    /// Decodes a snapshot made by [`Document::to_snapshot`]; `None` when `bytes` is not one
+    /// (wrong magic, truncated, or child links out of range).
+    pub fn from_snapshot(bytes: &[u8]) -> Option<Document> {
+        let mut reader = Reader(bytes.strip_prefix(MAGIC.as_slice())?);
+        let format = match reader.u32()? {
+            0 => Format::Json,
+            1 => Format::Yaml,
+            _ => return None,
+        };
+        let count = reader.u32()? as usize;
+        // Each node takes 24 bytes, so a count the input cannot hold is refused before
+        // anything is allocated.
+        if count > reader.0.len() / 24 {
+            return None;
+        }
+        let mut nodes = Vec::with_capacity(count);
+        for _ in 0..count {
+            nodes.push(SpanNode {
+                value: Position::new(reader.u32()?, reader.u32()?),
+                key: Position::new(reader.u32()?, reader.u32()?),
+                first_child: reader.u32()?,
+                child_count: reader.u32()?,
+            });
+        }
+        let child_count = reader.u32()? as usize;
+        if child_count > reader.0.len() / 4 {
+            return None;
+        }
+        let children = (0..child_count)
+            .map(|_| reader.u32())
+            .collect::<Option<Vec<u32>>>()?;
+        let links_ok = nodes.iter().all(|n| {
+            (n.first_child as usize).saturating_add(n.child_count as usize) <= children.len()
+        }) && children.iter().all(|&c| (c as usize) < nodes.len());
+        if !links_ok {
+            return None;
+        }
+        let value: Value = serde_json::from_slice(reader.0).ok()?;
+        Some(Document::from_parts(
+            value,
+            SpanTree { nodes, children },
+            format,
+        ))
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn u32(&mut self) -> Option<u32> {
+        let (head, rest) = self.0.split_first_chunk::<4>()?;
+        self.0 = rest;
+        Some(u32::from_le_bytes(*head))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Limits;
+
+    #[test]
+    fn round_trip_keeps_values_and_positions() {
+        let text = "a: 1\nb:\n  - x\n  - {c: 2.5, d: null}\n'e': \"f\"\n";
+        let doc = Document::parse_str(text, Format::Yaml, &Limits::default()).unwrap();
+        let back = Document::from_snapshot(&doc.to_snapshot()).unwrap();
+        assert_eq!(back.value(), doc.value());
+        assert_eq!(back.format(), Format::Yaml);
+        for ptr in ["", "/a", "/b", "/b/1", "/b/1/c", "/b/1/d", "/e", "/missing"] {
+            assert_eq!(back.position(ptr), doc.position(ptr), "{ptr}");
+            assert_eq!(
+                back.spans().key_position(back.value(), ptr),
+                doc.spans().key_position(doc.value(), ptr),
+                "{ptr}"
+            );
+        }
+    }
+
+    #[test]
+    fn damaged_snapshots_are_refused() {
+        let doc = Document::parse_str("a: [1, 2]", Format::Yaml, &Limits::default()).unwrap();
+        let snap = doc.to_snapshot();
+        for cut in 0..snap.len() {
+            let _ = Document::from_snapshot(&snap[..cut]);
+        }
+        assert!(Document::from_snapshot(b"not a snapshot").is_none());
+        let mut bad_link = snap.clone();
+        // The first node's first-child field.
+        bad_link[8 + 8 + 16..8 + 8 + 20].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Document::from_snapshot(&bad_link).is_none());
+    }
+}
