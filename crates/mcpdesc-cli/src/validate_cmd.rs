@@ -280,6 +280,9 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
                         .cmp(&(b.line, b.column, &b.pointer, &b.rule, &b.message))
                 });
             }
+            if r.diagnostics.is_empty() && r.load_error.is_none() {
+                r.source = None;
+            }
             if s.strict {
                 for d in &mut r.diagnostics {
                     if d.severity == Severity::Warning {
@@ -397,8 +400,17 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>) -> FileResult {
         }
     };
     let report = engine.validate_bytes(&bytes, Format::from_path(&input.display));
-    let text = String::from_utf8_lossy(&bytes);
-    result.source = Some(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned());
+    // The text is kept for excerpts and suppressions only; a clean document's is dropped
+    // here rather than copied, which matters for large documents in large batches.
+    let mut text = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    let needed = !report.diagnostics.is_empty()
+        || report.load_error.is_some()
+        || text.contains(suppress::SUPPRESS_KEY);
+    result.source = needed.then_some(text);
     result.diagnostics = report.diagnostics;
     result.load_error = report.load_error;
     result
@@ -406,10 +418,12 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>) -> FileResult {
 
 /// Reads at most `limit + 1` bytes, so an oversized file is refused without reading it whole.
 fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)?;
+    let file = std::fs::File::open(path)?;
+    // Sized from the file's length, so a large document is not read into a buffer that
+    // doubled past it.
+    let expected = file.metadata().map_or(0, |m| m.len()).min(limit) as usize;
+    let mut bytes = Vec::with_capacity(expected.saturating_add(1));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 

@@ -17,6 +17,10 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mcpdesc_core::{Document, Engine, Format, Limits};
 
+// The allocator the command-line tool ships with, so the figures are the tool's.
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[allow(dead_code)]
 #[path = "../../../xtask/src/bench_corpus.rs"]
 mod bench_corpus;

@@ -1,8 +1,8 @@
 //! What a check sees while it runs on one node.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, Hasher, RandomState};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use thiserror::Error;
@@ -75,16 +75,113 @@ pub struct LimitExceeded {
 }
 
 /// Per-document memo of expensive derived values (compiled document-supplied schemas), and
-/// the record of evaluation limits exceeded.
+/// the record of evaluation limits exceeded. Shared by the threads evaluating one document.
 #[derive(Default)]
 pub struct DocCache {
-    schemas: RefCell<HashMap<String, Result<Arc<jsonschema::Validator>, String>>>,
+    schemas: Mutex<HashMap<SchemaKey, Result<Arc<jsonschema::Validator>, String>>>,
     /// Schemas refused by a limit, so a refusal is recorded once per schema.
-    refused: RefCell<std::collections::HashSet<String>>,
+    refused: Mutex<HashSet<SchemaKey>>,
     limits: Limits,
-    exceeded: RefCell<Vec<LimitExceeded>>,
-    /// Reused for the JSON text of each schema looked up, so a lookup allocates nothing.
-    key: RefCell<String>,
+    exceeded: Mutex<Vec<LimitExceeded>>,
+    /// Keys the schema texts without writing them: two independently keyed hashes.
+    hashers: SchemaHashers,
+}
+
+/// A schema's identity: 128 bits of keyed hash over its compact JSON form, so equal schemas
+/// share one compiled validator and distinct ones collide with negligible probability (the
+/// keys are random per evaluation, so a document cannot aim for a collision).
+type SchemaKey = (u64, u64);
+
+#[derive(Default)]
+struct SchemaHashers(RandomState, RandomState);
+
+impl SchemaHashers {
+    /// The key of `schema` and the length of its compact JSON text.
+    fn key(&self, schema: &Value) -> (SchemaKey, u64) {
+        let mut a = self.0.build_hasher();
+        let mut b = self.1.build_hasher();
+        let len = feed(schema, &mut a, &mut b);
+        ((a.finish(), b.finish()), len)
+    }
+}
+
+/// Hashes `value` unambiguously (a tag per kind keeps `"1"` and `1` apart, and strings and
+/// keys are length-prefixed) and returns that text's length in bytes, as `serde_json` writes it.
+fn feed(value: &Value, a: &mut impl Hasher, b: &mut impl Hasher) -> u64 {
+    let mut both = |bytes: &[u8]| {
+        a.write(bytes);
+        b.write(bytes);
+    };
+    match value {
+        Value::Null => {
+            both(b"n");
+            4
+        }
+        Value::Bool(v) => {
+            both(if *v { b"t" } else { b"f" });
+            if *v {
+                4
+            } else {
+                5
+            }
+        }
+        Value::Number(n) => {
+            let text = n.to_string();
+            both(b"#");
+            both(text.as_bytes());
+            both(b";");
+            text.len() as u64
+        }
+        Value::String(text) => {
+            both(b"\"");
+            both(&(text.len() as u64).to_le_bytes());
+            both(text.as_bytes());
+            quoted_len(text)
+        }
+        Value::Array(items) => {
+            both(b"[");
+            let mut len = 2 + items.len().saturating_sub(1) as u64;
+            for item in items {
+                len += feed(item, a, b);
+            }
+            a.write(b"]");
+            b.write(b"]");
+            len
+        }
+        Value::Object(map) => {
+            both(b"{");
+            let mut len = 2 + map.len().saturating_sub(1) as u64;
+            for (k, v) in map {
+                let prefix = (k.len() as u64).to_le_bytes();
+                a.write(&prefix);
+                b.write(&prefix);
+                a.write(k.as_bytes());
+                b.write(k.as_bytes());
+                len += quoted_len(k) + 1 + feed(v, a, b);
+            }
+            a.write(b"}");
+            b.write(b"}");
+            len
+        }
+    }
+}
+
+/// Length of `text` as a JSON string literal written by `serde_json`: quotes, two-byte
+/// escapes for `"`, `\\` and the named control characters, `\u00XX` for the others.
+fn quoted_len(text: &str) -> u64 {
+    2 + text
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum::<u64>()
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic while holding the lock leaves the memo consistent (entries are whole).
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl DocCache {
@@ -96,9 +193,9 @@ impl DocCache {
         }
     }
 
-    /// The validator compiled from `schema`, keyed by its canonical JSON text; `None` when
-    /// the schema does not compile or exceeds `max-schema-bytes` or `max-schemas` (recorded,
-    /// see [`DocCache::exceeded`]). `build` runs at most once per distinct schema.
+    /// The validator compiled from `schema`, keyed by its content; `None` when the schema
+    /// does not compile or exceeds `max-schema-bytes` or `max-schemas` (recorded, see
+    /// [`DocCache::exceeded`]). `build` runs at most once per distinct schema.
     pub fn schema(
         &self,
         schema: &Value,
@@ -121,58 +218,46 @@ impl DocCache {
     }
 
     /// The validator compiled from the schema at `pointer`, or why there is none. `build`
-    /// runs at most once per distinct schema, and only within `max-schemas` and
-    /// `max-schema-bytes`.
+    /// runs once per distinct schema (twice at most when two threads meet it at once), and
+    /// only within `max-schemas` and `max-schema-bytes`.
     pub fn compile_at(
         &self,
         pointer: &str,
         schema: &Value,
         build: impl FnOnce(&Value) -> Result<jsonschema::Validator, String>,
     ) -> Compiled {
-        let mut key = self.key.take();
-        key.clear();
-        {
-            use std::fmt::Write as _;
-            let _ = write!(key, "{schema}");
-        }
-        let compiled = self.compile_keyed(pointer, &key, schema, build);
-        *self.key.borrow_mut() = key;
-        compiled
-    }
-
-    fn compile_keyed(
-        &self,
-        pointer: &str,
-        key: &str,
-        schema: &Value,
-        build: impl FnOnce(&Value) -> Result<jsonschema::Validator, String>,
-    ) -> Compiled {
-        if let Some(hit) = self.schemas.borrow().get(key) {
+        let (key, len) = self.hashers.key(schema);
+        if let Some(hit) = lock(&self.schemas).get(&key) {
             return match hit {
                 Ok(v) => Compiled::Valid(v.clone()),
                 Err(e) => Compiled::Invalid(e.clone()),
             };
         }
-        if !self.admit(pointer, key) {
+        if !self.admit_keyed(pointer, key, len) {
             return Compiled::Refused;
         }
+        // Compiled outside the lock: compiling is most of the cost, and other threads may
+        // need other schemas meanwhile.
         let built = build(schema).map(Arc::new);
-        self.schemas
-            .borrow_mut()
-            .insert(key.to_owned(), built.clone());
+        lock(&self.schemas).insert(key, built.clone());
         match built {
             Ok(v) => Compiled::Valid(v),
             Err(e) => Compiled::Invalid(e),
         }
     }
 
-    /// Whether one more schema with compact JSON text `text` may be compiled from the
-    /// document; records the limit it would exceed otherwise. Checks that compile a document
-    /// schema outside [`DocCache::schema_at`] ask this first.
-    pub fn admit(&self, pointer: &str, text: &str) -> bool {
-        let over = if text.len() as u64 > self.limits.max_schema_bytes {
+    /// Whether one more schema, `schema`, may be compiled from the document; records the
+    /// limit it would exceed otherwise. Checks that compile a document schema outside
+    /// [`DocCache::schema_at`] ask this first.
+    pub fn admit(&self, pointer: &str, schema: &Value) -> bool {
+        let (key, len) = self.hashers.key(schema);
+        self.admit_keyed(pointer, key, len)
+    }
+
+    fn admit_keyed(&self, pointer: &str, key: SchemaKey, len: u64) -> bool {
+        let over = if len > self.limits.max_schema_bytes {
             Some(("max-schema-bytes", self.limits.max_schema_bytes))
-        } else if self.schemas.borrow().len() as u64 >= self.limits.max_schemas {
+        } else if lock(&self.schemas).len() as u64 >= self.limits.max_schemas {
             Some(("max-schemas", self.limits.max_schemas))
         } else {
             None
@@ -180,7 +265,7 @@ impl DocCache {
         let Some((limit, value)) = over else {
             return true;
         };
-        if self.refused.borrow_mut().insert(text.to_owned()) {
+        if lock(&self.refused).insert(key) {
             self.exceeded(limit, value, pointer);
         }
         false
@@ -188,7 +273,7 @@ impl DocCache {
 
     /// Records that the evaluation exceeded `limit` at `pointer`.
     pub fn exceeded(&self, limit: &'static str, value: u64, pointer: &str) {
-        self.exceeded.borrow_mut().push(LimitExceeded {
+        lock(&self.exceeded).push(LimitExceeded {
             limit,
             value,
             pointer: pointer.to_owned(),
@@ -197,7 +282,7 @@ impl DocCache {
 
     /// The limits exceeded so far, in the order they were met.
     pub fn take_exceeded(&self) -> Vec<LimitExceeded> {
-        std::mem::take(&mut *self.exceeded.borrow_mut())
+        std::mem::take(&mut *lock(&self.exceeded))
     }
 }
 
@@ -213,5 +298,41 @@ pub fn excerpt(value: &Value) -> String {
         format!("{cut}…")
     } else {
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn schema_length_is_the_compact_text_length() {
+        let cache = DocCache::default();
+        for v in [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(-12.5e3),
+            json!(18446744073709551615u64),
+            json!("a\"b\\c\n\u{1}\u{7f}é"),
+            json!([]),
+            json!({}),
+            json!({"type": "object", "properties": {"a\tb": {"enum": [1, "x", null, [true]]}}}),
+        ] {
+            assert_eq!(cache.hashers.key(&v).1, v.to_string().len() as u64, "{v}");
+        }
+    }
+
+    #[test]
+    fn equal_schemas_share_a_key_and_kinds_stay_apart() {
+        let cache = DocCache::default();
+        let key = |v: Value| cache.hashers.key(&v).0;
+        assert_eq!(key(json!({"a": [1, "b"]})), key(json!({"a": [1, "b"]})));
+        assert_ne!(key(json!({"a": 1})), key(json!({"a": "1"})));
+        assert_ne!(key(json!(["ab"])), key(json!(["a", "b"])));
+        assert_ne!(key(json!(["a\"\"b"])), key(json!(["a", "b"])));
+        assert_ne!(key(json!({"a": {}})), key(json!({"a": {}, "": {}})));
+        assert_ne!(key(json!({"a": 1, "b": 2})), key(json!({"b": 2, "a": 1})));
     }
 }

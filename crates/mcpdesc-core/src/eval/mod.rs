@@ -62,6 +62,31 @@ pub(crate) fn evaluate(
     sel: &Selection,
     limits: &Limits,
 ) -> Vec<Diagnostic> {
+    // A large document's nodes are shared out over the cores, each thread walking the
+    // document and running the rules on its share (the walk is a small part of the cost; the
+    // checks, and the document schemas they compile into the shared cache, are most of it).
+    // Findings are merged and sorted, so the result does not depend on the split, except where an
+    // evaluation limit is met: which schemas fit under `max-schemas` depends on the order
+    // they are met in, so such a document is evaluated again on one thread.
+    let threads = if doc.spans().len() >= PARALLEL_NODES {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        1
+    };
+    match evaluate_on(cat, doc, sel, limits, threads) {
+        (_, true) if threads > 1 => evaluate_on(cat, doc, sel, limits, 1).0,
+        (diagnostics, _) => diagnostics,
+    }
+}
+
+/// Evaluates on `threads` threads; also tells whether an evaluation limit was met.
+fn evaluate_on(
+    cat: &Catalogue,
+    doc: &Document,
+    sel: &Selection,
+    limits: &Limits,
+    threads: usize,
+) -> (Vec<Diagnostic>, bool) {
     let cache = DocCache::with_limits(limits);
     // Rules see the document with its resolvable references replaced by their targets;
     // positions are still looked up in the source (see `substitute`).
@@ -72,7 +97,6 @@ pub(crate) fn evaluate(
     let root = substituted.as_ref().unwrap_or(doc.value());
     let scopes = ScopeMap::compute(root, &cat.scope, &cat.versions);
     let filter = sel.versions.unwrap_or(cat.versions.all());
-    let mut raws: Vec<Raw> = Vec::new();
     let base = EvalCtx {
         doc,
         root,
@@ -83,23 +107,83 @@ pub(crate) fn evaluate(
         cache: &cache,
         limits,
     };
+    let selected: Vec<usize> = (0..cat.rules.len())
+        .filter(|&i| {
+            let rule = &cat.rules[i];
+            sel.includes(rule.id()) && !rule.evaluated.intersection(filter).is_empty()
+        })
+        .collect();
+    let raws: Vec<Raw> = if threads <= 1 {
+        walk(cat, &base, sel, filter, &selected, None)
+    } else {
+        let (base, selected) = (&base, &selected);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    s.spawn(move || walk(cat, base, sel, filter, selected, Some((t, threads))))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("evaluating rules does not panic"))
+                .collect()
+        })
+    };
+    let mut out = merge(cat, doc, raws);
+    let exceeded = cache.take_exceeded();
+    let limited = !exceeded.is_empty();
+    out.extend(limit_diagnostics(cat, doc, exceeded));
+    sort(&mut out);
+    (out, limited)
+}
+
+/// Documents with at least this many nodes are evaluated on all cores.
+const PARALLEL_NODES: usize = 20_000;
+
+/// Which of `n` threads runs the rules on the node at `pointer`: the node's first array
+/// index (a numeric token) modulo `n`, so the items of the document's large collections
+/// (and everything below each) are dealt out; nodes above them go to thread 0. Every thread
+/// walks the whole document, and each (rule, node) pair runs on exactly one thread.
+fn owner(pointer: &str, n: usize) -> usize {
+    pointer
+        .split('/')
+        .skip(1)
+        .find(|token| !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(0, |token| {
+            token
+                .bytes()
+                .fold(0usize, |acc, b| (acc * 10 + usize::from(b - b'0')) % n)
+        })
+}
+
+/// Runs `rules` (indices into the catalogue) on every node their paths select; with
+/// `share` = (t, n), only on the nodes thread t of n owns (see [`owner`]).
+fn walk(
+    cat: &Catalogue,
+    base: &EvalCtx<'_>,
+    sel: &Selection,
+    filter: VersionSet,
+    rules: &[usize],
+    share: Option<(usize, usize)>,
+) -> Vec<Raw> {
+    let mut raws: Vec<Raw> = Vec::new();
     // The rules reading each path, in catalogue order. All paths are evaluated in one pass
     // over the document, and every rule reading a path runs on a node as soon as the node is
     // reached, while its subtree is in cache (evaluating rule by rule streamed a large document
     // through memory once per rule). The result does not depend on this order: findings are
     // merged and sorted.
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); cat.paths.len()];
-    for (index, rule) in cat.rules.iter().enumerate() {
-        if !sel.includes(rule.id()) || rule.evaluated.intersection(filter).is_empty() {
-            continue;
-        }
-        for &gid in &rule.given {
+    for &index in rules {
+        for &gid in &cat.rules[index].given {
             readers[gid].push(index);
         }
     }
     let read = (0..cat.paths.len()).filter(|&gid| !readers[gid].is_empty());
-    PathSet::new(&cat.paths, read).for_each(root, &mut |gid, pointer, value| {
-        let scope = scopes.scope_of(pointer);
+    PathSet::new(&cat.paths, read).for_each(base.root, &mut |gid, pointer, value| {
+        if share.is_some_and(|(t, n)| owner(pointer, n) != t) {
+            return;
+        }
+        let scope = base.scopes.scope_of(pointer);
         let in_scope = scope.intersection(filter);
         let node = Node { pointer, value };
         for &index in &readers[gid] {
@@ -117,14 +201,11 @@ pub(crate) fn evaluate(
             } else if !versions.is_empty()
                 || (all_versions && sel.versions.is_none() && in_scope.is_empty())
             {
-                run_rule(index, rule, node, &base, versions, &mut raws);
+                run_rule(index, rule, node, base, versions, &mut raws);
             }
         }
     });
-    let mut out = merge(cat, doc, raws);
-    out.extend(limit_diagnostics(cat, doc, cache.take_exceeded()));
-    sort(&mut out);
-    out
+    raws
 }
 
 /// The rule that reports an exceeded limit: the first whose `load-error` check claims the
@@ -344,4 +425,51 @@ pub(crate) fn load_error_diagnostics(
     }
     sort(&mut out);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Format;
+
+    /// Sharing the rules out over threads changes nothing in the result, including where
+    /// evaluation limits are met (those documents are evaluated again on one thread).
+    #[test]
+    fn threads_do_not_change_the_diagnostics() {
+        let cat = crate::rules::RuleSet::embedded()
+            .compile()
+            .expect("catalogue");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec-fixtures");
+        let tight = Limits {
+            max_schemas: 1,
+            ..Limits::default()
+        };
+        let mut checked = 0;
+        for folder in ["expected-invalid", "expected-warning", "expected-valid"] {
+            let mut files: Vec<_> = std::fs::read_dir(root.join(folder))
+                .expect("fixtures")
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| !p.to_string_lossy().ends_with(".expected.yaml"))
+                .collect();
+            files.sort();
+            for path in files {
+                let text = std::fs::read_to_string(&path).expect("fixture");
+                let format = Format::from_path(&path.to_string_lossy());
+                let Ok(doc) = Document::parse_str(&text, format, &Limits::default()) else {
+                    continue;
+                };
+                for limits in [&Limits::default(), &tight] {
+                    let one = evaluate_on(&cat, &doc, &Selection::default(), limits, 1);
+                    let three = evaluate_on(&cat, &doc, &Selection::default(), limits, 3);
+                    if !one.1 {
+                        assert_eq!(one, three, "{}", path.display());
+                    }
+                    assert_eq!(one.0.is_empty(), three.0.is_empty());
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "only {checked} fixtures");
+    }
 }
