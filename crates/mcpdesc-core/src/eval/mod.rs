@@ -8,6 +8,7 @@ pub mod substitute;
 pub mod template;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::checks::Node;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -116,12 +117,10 @@ fn evaluate_on(
     let raws: Vec<Raw> = if threads <= 1 {
         walk(cat, &base, sel, filter, &selected, None)
     } else {
-        let (base, selected) = (&base, &selected);
+        let (base, selected, blocks) = (&base, &selected, &Blocks(AtomicUsize::new(0)));
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    s.spawn(move || walk(cat, base, sel, filter, selected, Some((t, threads))))
-                })
+                .map(|_| s.spawn(move || walk(cat, base, sel, filter, selected, Some(blocks))))
                 .collect();
             handles
                 .into_iter()
@@ -140,31 +139,45 @@ fn evaluate_on(
 /// Documents with at least this many nodes are evaluated on all cores.
 const PARALLEL_NODES: usize = 20_000;
 
-/// Which of `n` threads runs the rules on the node at `pointer`: the node's first array
-/// index (a numeric token) modulo `n`, so the items of the document's large collections
-/// (and everything below each) are dealt out; nodes above them go to thread 0. Every thread
-/// walks the whole document, and each (rule, node) pair runs on exactly one thread.
-fn owner(pointer: &str, n: usize) -> usize {
-    pointer
-        .split('/')
-        .skip(1)
-        .find(|token| !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()))
-        .map_or(0, |token| {
-            token
-                .bytes()
-                .fold(0usize, |acc, b| (acc * 10 + usize::from(b - b'0')) % n)
-        })
+/// Nodes are handed to threads in blocks of this many (node, path) visits.
+const BLOCK: usize = 64;
+
+/// Hands out blocks of visits to the threads walking one document. Every thread walks the
+/// whole document and so meets the same visits in the same order; the first to reach a block
+/// claims it and runs the rules on its visits, the others pass over them. A thread slowed
+/// by expensive checks thus claims fewer blocks, and each (rule, node) pair runs on exactly
+/// one thread.
+struct Blocks(AtomicUsize);
+
+impl Blocks {
+    /// Whether the calling thread, reaching `block`, runs it. Blocks are claimed in order:
+    /// a thread has settled every earlier block before asking about this one.
+    fn claim(&self, block: usize) -> bool {
+        let mut next = self.0.load(Ordering::Acquire);
+        loop {
+            if next > block {
+                return false;
+            }
+            match self
+                .0
+                .compare_exchange(next, block + 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return true,
+                Err(now) => next = now,
+            }
+        }
+    }
 }
 
 /// Runs `rules` (indices into the catalogue) on every node their paths select; with
-/// `share` = (t, n), only on the nodes thread t of n owns (see [`owner`]).
+/// `blocks`, only on the visits this thread claims (see [`Blocks`]).
 fn walk(
     cat: &Catalogue,
     base: &EvalCtx<'_>,
     sel: &Selection,
     filter: VersionSet,
     rules: &[usize],
-    share: Option<(usize, usize)>,
+    blocks: Option<&Blocks>,
 ) -> Vec<Raw> {
     let mut raws: Vec<Raw> = Vec::new();
     // The rules reading each path, in catalogue order. All paths are evaluated in one pass
@@ -179,9 +192,17 @@ fn walk(
         }
     }
     let read = (0..cat.paths.len()).filter(|&gid| !readers[gid].is_empty());
+    let (mut visits, mut current) = (0usize, (usize::MAX, false));
     PathSet::new(&cat.paths, read).for_each(base.root, &mut |gid, pointer, value| {
-        if share.is_some_and(|(t, n)| owner(pointer, n) != t) {
-            return;
+        if let Some(blocks) = blocks {
+            let block = visits / BLOCK;
+            visits += 1;
+            if block != current.0 {
+                current = (block, blocks.claim(block));
+            }
+            if !current.1 {
+                return;
+            }
         }
         let scope = base.scopes.scope_of(pointer);
         let in_scope = scope.intersection(filter);

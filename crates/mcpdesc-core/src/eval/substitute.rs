@@ -130,6 +130,14 @@ impl ReferenceConfig {
         limits: &Limits,
         cache: &DocCache,
     ) -> Option<Value> {
+        // Most documents use no references: find that out without recording every site.
+        let any = self
+            .sites
+            .iter()
+            .any(|(path, _)| path.any_value(root, &mut |v| self.reference(v).is_some()));
+        if !any {
+            return None;
+        }
         let engine_chain = usize::try_from(limits.max_reference_chain).unwrap_or(usize::MAX);
         let max_chain = self.max_chain.min(engine_chain);
         let mut added = 0u64;
