@@ -6,6 +6,8 @@
 //! newlines), the column by counting the characters of the current line only up to the
 //! furthest position asked for so far.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Number, Value};
 
 use super::spans::NodeId;
@@ -19,6 +21,8 @@ pub(super) fn parse(text: &str, limits: &Limits) -> Result<(Value, SpanTree), Lo
         nodes: 0,
         spans: SpanTreeBuilder::new(),
         child_ids: Vec::new(),
+        items: Vec::new(),
+        members: Vec::new(),
         stack: Vec::new(),
     }
     .run()
@@ -63,20 +67,46 @@ fn limit_error(limit: &'static str, value: u64, position: Position) -> LoadError
 }
 
 /// An open array or object.
+///
+/// Elements and members wait on shared stacks until their container closes, and the container
+/// is then allocated once at its final size: growing each one by doubling left a third of a
+/// large document's memory unused.
 enum Frame {
     Array {
         id: NodeId,
-        items: Vec<Value>,
+        /// Where this array's elements start in `Loader::items`.
+        items: usize,
         /// Where this container's children start in `Loader::child_ids`.
         children: usize,
     },
     Object {
         id: NodeId,
-        map: Map<String, Value>,
+        /// Where this object's members start in `Loader::members`.
+        members: usize,
+        /// The keys so far, once the object is too large to search them in order.
+        index: Option<HashSet<String>>,
         /// The key of the member whose value is being parsed.
         key: String,
         children: usize,
     },
+}
+
+/// Objects with more members than this look duplicate keys up in a hash set.
+const LINEAR_KEYS: usize = 16;
+
+/// Whether `key` repeats a key of the open object whose members start at `start`.
+fn is_duplicate(
+    members: &[(String, Value)],
+    start: usize,
+    index: &mut Option<HashSet<String>>,
+    key: &str,
+) -> bool {
+    let own = members.get(start..).unwrap_or(&[]);
+    if own.len() < LINEAR_KEYS {
+        return own.iter().any(|(k, _)| k == key);
+    }
+    let set = index.get_or_insert_with(|| own.iter().map(|(k, _)| k.clone()).collect());
+    !set.insert(key.to_owned())
 }
 
 struct Loader<'a> {
@@ -86,6 +116,10 @@ struct Loader<'a> {
     spans: SpanTreeBuilder,
     /// Ids of the completed children of every open container, innermost last.
     child_ids: Vec<NodeId>,
+    /// Elements of the open arrays, innermost last.
+    items: Vec<Value>,
+    /// Members of the open objects, innermost last.
+    members: Vec<(String, Value)>,
     stack: Vec<Frame>,
 }
 
@@ -95,6 +129,8 @@ impl Loader<'_> {
         let lex = &mut self.lex;
         let stack = &mut self.stack;
         let child_ids = &mut self.child_ids;
+        let items = &mut self.items;
+        let members = &mut self.members;
         let spans = &mut self.spans;
         // The key position of the value about to be parsed (unknown for elements and the root).
         let mut key_pos = Position::UNKNOWN;
@@ -129,7 +165,7 @@ impl Loader<'_> {
                             }
                             stack.push(Frame::Array {
                                 id,
-                                items: Vec::new(),
+                                items: items.len(),
                                 children,
                             });
                             key_pos = Position::UNKNOWN;
@@ -146,11 +182,11 @@ impl Loader<'_> {
                                     let at = lex.position(lex.pos);
                                     return Err(limit_error("max-collection-len", 0, at));
                                 }
-                                let map = Map::new();
-                                let (key, at) = lex.member_key(&map, limits)?;
+                                let (key, at) = lex.member_key(limits)?;
                                 stack.push(Frame::Object {
                                     id,
-                                    map,
+                                    members: members.len(),
+                                    index: None,
                                     key,
                                     children,
                                 });
@@ -185,8 +221,9 @@ impl Loader<'_> {
                 };
                 child_ids.push(id);
                 match frame {
-                    Frame::Array { items, .. } => {
+                    Frame::Array { items: start, .. } => {
                         items.push(value);
+                        let count = items.len() - *start;
                         lex.skip_ws();
                         match lex.peek() {
                             Some(b',') => {
@@ -197,7 +234,7 @@ impl Loader<'_> {
                                         lex.error_here("trailing comma before `]` is not allowed")
                                     );
                                 }
-                                if items.len() as u64 >= limits.max_collection_len {
+                                if count as u64 >= limits.max_collection_len {
                                     let at = lex.position(lex.pos);
                                     return Err(limit_error(
                                         "max-collection-len",
@@ -217,8 +254,14 @@ impl Loader<'_> {
                             None => return Err(lex.eof_error("expected `,` or `]`")),
                         }
                     }
-                    Frame::Object { map, key, .. } => {
-                        map.insert(std::mem::take(key), value);
+                    Frame::Object {
+                        members: start,
+                        index,
+                        key,
+                        ..
+                    } => {
+                        members.push((std::mem::take(key), value));
+                        let count = members.len() - *start;
                         lex.skip_ws();
                         match lex.peek() {
                             Some(b',') => {
@@ -226,7 +269,7 @@ impl Loader<'_> {
                                 lex.skip_ws();
                                 match lex.peek() {
                                     Some(b'"') => {
-                                        if map.len() as u64 >= limits.max_collection_len {
+                                        if count as u64 >= limits.max_collection_len {
                                             let at = lex.position(lex.pos);
                                             return Err(limit_error(
                                                 "max-collection-len",
@@ -234,7 +277,13 @@ impl Loader<'_> {
                                                 at,
                                             ));
                                         }
-                                        let (k, at) = lex.member_key(map, limits)?;
+                                        let (k, at) = lex.member_key(limits)?;
+                                        if is_duplicate(members, *start, index, &k) {
+                                            return Err(LoadError::new(
+                                                LoadErrorKind::DuplicateKey(k),
+                                                at,
+                                            ));
+                                        }
                                         *key = k;
                                         key_pos = at;
                                         continue 'value;
@@ -266,12 +315,19 @@ impl Loader<'_> {
                 let (frame_id, children, closed) = match stack.pop() {
                     Some(Frame::Array {
                         id,
-                        items,
+                        items: start,
                         children,
-                    }) => (id, children, Value::Array(items)),
+                    }) => (id, children, Value::Array(items.drain(start..).collect())),
                     Some(Frame::Object {
-                        id, map, children, ..
-                    }) => (id, children, Value::Object(map)),
+                        id,
+                        members: start,
+                        children,
+                        ..
+                    }) => (
+                        id,
+                        children,
+                        Value::Object(members.drain(start..).collect::<Map<_, _>>()),
+                    ),
                     None => return Err(lex.error_here("internal error: no open container")),
                 };
                 spans.set_children(frame_id, child_ids.get(children..).unwrap_or(&[]));
@@ -404,16 +460,9 @@ impl<'a> Lexer<'a> {
 
     /// Parses the key at the cursor (a `"`), refuses a duplicate of a key of `map`, and
     /// consumes the following `:`. Returns the key and its position.
-    fn member_key(
-        &mut self,
-        map: &Map<String, Value>,
-        limits: &Limits,
-    ) -> Result<(String, Position), LoadError> {
+    fn member_key(&mut self, limits: &Limits) -> Result<(String, Position), LoadError> {
         let at = self.position(self.pos);
         let key = self.string(limits.max_scalar_bytes)?;
-        if map.contains_key(&key) {
-            return Err(LoadError::new(LoadErrorKind::DuplicateKey(key), at));
-        }
         self.skip_ws();
         match self.peek() {
             Some(b':') => {
@@ -744,5 +793,45 @@ mod tests {
             assert_eq!(ours, theirs, "{text}");
             assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
         }
+    }
+}
+
+#[cfg(test)]
+mod duplicate_tests {
+    use super::*;
+
+    fn object(keys: &[String]) -> String {
+        let members: Vec<String> = keys.iter().map(|k| format!("\"{k}\": [1, {{}}]")).collect();
+        format!("{{\n{}\n}}", members.join(",\n"))
+    }
+
+    #[test]
+    fn duplicates_are_found_in_small_and_large_objects() {
+        for n in [1, 2, LINEAR_KEYS - 1, LINEAR_KEYS, LINEAR_KEYS + 1, 200] {
+            let mut keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+            let (value, _) = parse(&object(&keys), &Limits::default()).expect("distinct keys");
+            let map = value.as_object().expect("object");
+            assert_eq!(map.len(), n);
+            assert!(map.keys().eq(keys.iter()), "source order is kept");
+            for repeated in [0, n / 2, n - 1] {
+                keys.push(format!("k{repeated}"));
+                let err = parse(&object(&keys), &Limits::default()).expect_err("duplicate");
+                assert_eq!(
+                    err.kind,
+                    LoadErrorKind::DuplicateKey(format!("k{repeated}")),
+                    "{n} keys"
+                );
+                assert_eq!(err.position, Position::new(n as u32 + 2, 1));
+                keys.pop();
+            }
+        }
+    }
+
+    #[test]
+    fn nested_containers_keep_their_own_members() {
+        let text = r#"{"a": [1, [2, 3], {"b": {"c": [4]}, "d": 5}], "e": {"a": 1}, "f": []}"#;
+        let (value, _) = parse(text, &Limits::default()).expect("valid");
+        let expected: Value = serde_json::from_str(text).expect("valid");
+        assert_eq!(value, expected);
     }
 }

@@ -126,6 +126,18 @@ impl Document {
     }
 }
 
+/// A container sized to its contents: parsers grow them by doubling, and the slack of every
+/// array and object would otherwise stay for the document's lifetime.
+fn exact_array(mut items: Vec<Value>) -> Value {
+    items.shrink_to_fit();
+    Value::Array(items)
+}
+
+/// See [`exact_array`]; an object is rebuilt, as a map cannot shrink in place.
+fn exact_object(map: serde_json::Map<String, Value>) -> Value {
+    Value::Object(map.into_iter().collect())
+}
+
 /// Why a document could not be loaded.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[error("{kind} at line {}, column {}", .position.line, .position.column)]

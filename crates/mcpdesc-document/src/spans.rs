@@ -94,6 +94,9 @@ impl SpanTreeBuilder {
 
     /// Finishes the tree; `root` is the id of the root node.
     pub fn finish(mut self, root: NodeId) -> SpanTree {
+        // The arrays grew by doubling; a large document's spans are kept as long as it is.
+        self.tree.nodes.shrink_to_fit();
+        self.tree.children.shrink_to_fit();
         if root != 0 && !self.tree.nodes.is_empty() {
             // The root must be node 0 for lookups; parsers that record it last are swapped.
             self.tree.nodes.swap(0, root as usize);

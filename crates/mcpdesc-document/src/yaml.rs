@@ -435,10 +435,10 @@ impl Loader<'_> {
                 id,
                 items,
                 children,
-            }) => (id, children, Value::Array(items)),
+            }) => (id, children, super::exact_array(items)),
             Some(Frame::Mapping {
                 id, map, children, ..
-            }) => (id, children, Value::Object(map)),
+            }) => (id, children, super::exact_object(map)),
             None => {
                 return Err(LoadError::new(
                     LoadErrorKind::YamlSyntax("unexpected end of collection".to_owned()),

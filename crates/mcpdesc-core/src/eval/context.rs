@@ -87,38 +87,34 @@ pub struct DocCache {
     hashers: SchemaHashers,
 }
 
-/// A schema's identity: 128 bits of keyed hash over its compact JSON form, so equal schemas
-/// share one compiled validator and distinct ones collide with negligible probability (the
-/// keys are random per evaluation, so a document cannot aim for a collision).
+/// A schema's identity: a keyed 64-bit hash of its content and the length of its compact
+/// JSON text, so equal schemas share one compiled validator and distinct ones collide with
+/// negligible probability (the key is random per evaluation, so a document cannot aim for a
+/// collision).
 type SchemaKey = (u64, u64);
 
 #[derive(Default)]
-struct SchemaHashers(RandomState, RandomState);
+struct SchemaHashers(RandomState);
 
 impl SchemaHashers {
     /// The key of `schema` and the length of its compact JSON text.
     fn key(&self, schema: &Value) -> (SchemaKey, u64) {
-        let mut a = self.0.build_hasher();
-        let mut b = self.1.build_hasher();
-        let len = feed(schema, &mut a, &mut b);
-        ((a.finish(), b.finish()), len)
+        let mut h = self.0.build_hasher();
+        let len = feed(schema, &mut h);
+        ((h.finish(), len), len)
     }
 }
 
 /// Hashes `value` unambiguously (a tag per kind keeps `"1"` and `1` apart, and strings and
 /// keys are length-prefixed) and returns that text's length in bytes, as `serde_json` writes it.
-fn feed(value: &Value, a: &mut impl Hasher, b: &mut impl Hasher) -> u64 {
-    let mut both = |bytes: &[u8]| {
-        a.write(bytes);
-        b.write(bytes);
-    };
+fn feed(value: &Value, h: &mut impl Hasher) -> u64 {
     match value {
         Value::Null => {
-            both(b"n");
+            h.write_u8(b'n');
             4
         }
         Value::Bool(v) => {
-            both(if *v { b"t" } else { b"f" });
+            h.write_u8(if *v { b't' } else { b'f' });
             if *v {
                 4
             } else {
@@ -127,40 +123,35 @@ fn feed(value: &Value, a: &mut impl Hasher, b: &mut impl Hasher) -> u64 {
         }
         Value::Number(n) => {
             let text = n.to_string();
-            both(b"#");
-            both(text.as_bytes());
-            both(b";");
+            h.write_u8(b'#');
+            h.write(text.as_bytes());
+            h.write_u8(b';');
             text.len() as u64
         }
         Value::String(text) => {
-            both(b"\"");
-            both(&(text.len() as u64).to_le_bytes());
-            both(text.as_bytes());
+            h.write_u8(b'"');
+            h.write_usize(text.len());
+            h.write(text.as_bytes());
             quoted_len(text)
         }
         Value::Array(items) => {
-            both(b"[");
+            h.write_u8(b'[');
             let mut len = 2 + items.len().saturating_sub(1) as u64;
             for item in items {
-                len += feed(item, a, b);
+                len += feed(item, h);
             }
-            a.write(b"]");
-            b.write(b"]");
+            h.write_u8(b']');
             len
         }
         Value::Object(map) => {
-            both(b"{");
+            h.write_u8(b'{');
             let mut len = 2 + map.len().saturating_sub(1) as u64;
             for (k, v) in map {
-                let prefix = (k.len() as u64).to_le_bytes();
-                a.write(&prefix);
-                b.write(&prefix);
-                a.write(k.as_bytes());
-                b.write(k.as_bytes());
-                len += quoted_len(k) + 1 + feed(v, a, b);
+                h.write_usize(k.len());
+                h.write(k.as_bytes());
+                len += quoted_len(k) + 1 + feed(v, h);
             }
-            a.write(b"}");
-            b.write(b"}");
+            h.write_u8(b'}');
             len
         }
     }

@@ -140,7 +140,7 @@ fn evaluate_on(
 const PARALLEL_NODES: usize = 20_000;
 
 /// Nodes are handed to threads in blocks of this many (node, path) visits.
-const BLOCK: usize = 64;
+const BLOCK: usize = 1024;
 
 /// Hands out blocks of visits to the threads walking one document. Every thread walks the
 /// whole document and so meets the same visits in the same order; the first to reach a block
