@@ -383,8 +383,10 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>) -> FileResult {
     let bytes = match &input.source {
         Source::Missing(why) => Err(why.clone()),
         Source::Stdin => Ok(stdin.unwrap_or_default().to_vec()),
-        Source::File(path) => read_bounded(path, engine.limits().max_input_bytes)
-            .map_err(|e| format!("cannot read {}: {e}", path.display())),
+        Source::File(path) => {
+            mcpdesc_core::document::read_bounded(path, engine.limits().max_input_bytes)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))
+        }
     };
     let bytes = match bytes {
         Ok(b) => b,
@@ -414,17 +416,6 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>) -> FileResult {
     result.diagnostics = report.diagnostics;
     result.load_error = report.load_error;
     result
-}
-
-/// Reads at most `limit + 1` bytes, so an oversized file is refused without reading it whole.
-fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    // Sized from the file's length, so a large document is not read into a buffer that
-    // doubled past it.
-    let expected = file.metadata().map_or(0, |m| m.len()).min(limit) as usize;
-    let mut bytes = Vec::with_capacity(expected.saturating_add(1));
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 /// A progress bar on standard error, shown only on a terminal and only once the batch has

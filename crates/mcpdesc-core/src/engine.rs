@@ -162,7 +162,12 @@ impl Engine {
 
     fn report(&self, loaded: Result<Document, LoadError>) -> Report {
         match loaded {
-            Ok(doc) => self.validate_document(&doc),
+            Ok(doc) => {
+                let report = self.validate_document(&doc);
+                let threads = eval::threads_for(&doc);
+                crate::document::drop_in_parallel(doc.into_value(), threads);
+                report
+            }
             Err(e) => Report {
                 diagnostics: eval::load_error_diagnostics(&self.catalogue, &e, &self.selection),
                 load_error: Some(LoadFailure {
@@ -176,11 +181,4 @@ impl Engine {
     }
 }
 
-/// Reads at most `limit + 1` bytes, so an oversized file is refused without reading it whole.
-fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
+use crate::document::read_bounded;

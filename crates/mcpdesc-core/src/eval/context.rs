@@ -271,6 +271,24 @@ impl DocCache {
         });
     }
 
+    /// Frees the compiled schemas on `threads` threads (thousands of validators for a large
+    /// document).
+    pub fn release(&self, threads: usize) {
+        let compiled: Vec<_> = lock(&self.schemas).drain().map(|(_, v)| v).collect();
+        if threads <= 1 {
+            return drop(compiled);
+        }
+        let mut shares: Vec<Vec<_>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, c) in compiled.into_iter().enumerate() {
+            shares[i % threads].push(c);
+        }
+        std::thread::scope(|s| {
+            for share in shares {
+                s.spawn(move || drop(share));
+            }
+        });
+    }
+
     /// The limits exceeded so far, in the order they were met.
     pub fn take_exceeded(&self) -> Vec<LimitExceeded> {
         std::mem::take(&mut *lock(&self.exceeded))

@@ -10,6 +10,8 @@ pub mod template;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use serde_json::Value;
+
 use crate::checks::Node;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::document::{pointer, Document, Limits, LoadError};
@@ -69,11 +71,7 @@ pub(crate) fn evaluate(
     // Findings are merged and sorted, so the result does not depend on the split, except where an
     // evaluation limit is met: which schemas fit under `max-schemas` depends on the order
     // they are met in, so such a document is evaluated again on one thread.
-    let threads = if doc.spans().len() >= PARALLEL_NODES {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        1
-    };
+    let threads = threads_for(doc);
     match evaluate_on(cat, doc, sel, limits, threads) {
         (_, true) if threads > 1 => evaluate_on(cat, doc, sel, limits, 1).0,
         (diagnostics, _) => diagnostics,
@@ -91,12 +89,31 @@ fn evaluate_on(
     let cache = DocCache::with_limits(limits);
     // Rules see the document with its resolvable references replaced by their targets;
     // positions are still looked up in the source (see `substitute`).
-    let substituted = cat
-        .references
-        .as_ref()
-        .and_then(|r| r.substitute_within(doc.value(), limits, &cache));
+    let substitute = || {
+        cat.references
+            .as_ref()
+            .and_then(|r| r.substitute_within(doc.value(), limits, &cache))
+    };
+    let scopes_of = |root: &Value| ScopeMap::compute(root, &cat.scope, &cat.versions);
+    // With several threads, the scopes are computed while references are looked for; most
+    // documents have none, and the scopes of the source are then the ones needed.
+    let (substituted, scopes) = if threads > 1 {
+        std::thread::scope(|s| {
+            let source_scopes = s.spawn(|| scopes_of(doc.value()));
+            let substituted = substitute();
+            let source_scopes = source_scopes.join().expect("scopes do not panic");
+            let scopes = match &substituted {
+                Some(root) => scopes_of(root),
+                None => source_scopes,
+            };
+            (substituted, scopes)
+        })
+    } else {
+        let substituted = substitute();
+        let scopes = scopes_of(substituted.as_ref().unwrap_or(doc.value()));
+        (substituted, scopes)
+    };
     let root = substituted.as_ref().unwrap_or(doc.value());
-    let scopes = ScopeMap::compute(root, &cat.scope, &cat.versions);
     let filter = sel.versions.unwrap_or(cat.versions.all());
     let base = EvalCtx {
         doc,
@@ -128,8 +145,9 @@ fn evaluate_on(
                 .collect()
         })
     };
-    let mut out = merge(cat, doc, raws);
     let exceeded = cache.take_exceeded();
+    cache.release(threads);
+    let mut out = merge(cat, doc, raws);
     let limited = !exceeded.is_empty();
     out.extend(limit_diagnostics(cat, doc, exceeded));
     sort(&mut out);
@@ -138,6 +156,15 @@ fn evaluate_on(
 
 /// Documents with at least this many nodes are evaluated on all cores.
 const PARALLEL_NODES: usize = 20_000;
+
+/// The threads to evaluate (and free) `doc` on.
+pub(crate) fn threads_for(doc: &Document) -> usize {
+    if doc.spans().len() >= PARALLEL_NODES {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        1
+    }
+}
 
 /// Nodes are handed to threads in blocks of this many (node, path) visits.
 const BLOCK: usize = 1024;
