@@ -143,40 +143,6 @@ pub fn read_bounded(path: &std::path::Path, limit: u64) -> std::io::Result<Vec<u
     Ok(bytes)
 }
 
-/// Drops a large value on `threads` threads: freeing a document of millions of nodes is a
-/// noticeable part of validating it. Its items two levels down (or one, for leaves) are
-/// dealt out in turn, which shares large collections evenly.
-pub fn drop_in_parallel(value: Value, threads: usize) {
-    if threads <= 1 {
-        return drop(value);
-    }
-    let children: Vec<Value> = match value {
-        Value::Object(map) => map.into_iter().map(|(_, v)| v).collect(),
-        Value::Array(items) => items,
-        leaf => return drop(leaf),
-    };
-    let mut shares: Vec<Vec<Value>> = (0..threads).map(|_| Vec::new()).collect();
-    let mut turn = 0;
-    for child in children {
-        let parts: Vec<Value> = match child {
-            Value::Object(map) if map.len() > 1 => map.into_iter().map(|(_, v)| v).collect(),
-            Value::Array(items) if items.len() > 1 => items,
-            other => vec![other],
-        };
-        for part in parts {
-            shares[turn % threads].push(part);
-            turn += 1;
-        }
-    }
-    let mine = shares.pop();
-    std::thread::scope(|s| {
-        for share in shares {
-            s.spawn(move || drop(share));
-        }
-        drop(mine);
-    });
-}
-
 /// A container sized to its contents: parsers grow them by doubling, and the slack of every
 /// array and object would otherwise stay for the document's lifetime.
 fn exact_array(mut items: Vec<Value>) -> Value {

@@ -274,19 +274,12 @@ impl DocCache {
     /// Frees the compiled schemas on `threads` threads (thousands of validators for a large
     /// document).
     pub fn release(&self, threads: usize) {
+        use rayon::prelude::*;
         let compiled: Vec<_> = lock(&self.schemas).drain().map(|(_, v)| v).collect();
         if threads <= 1 {
             return drop(compiled);
         }
-        let mut shares: Vec<Vec<_>> = (0..threads).map(|_| Vec::new()).collect();
-        for (i, c) in compiled.into_iter().enumerate() {
-            shares[i % threads].push(c);
-        }
-        std::thread::scope(|s| {
-            for share in shares {
-                s.spawn(move || drop(share));
-            }
-        });
+        compiled.into_par_iter().with_min_len(64).for_each(drop);
     }
 
     /// The limits exceeded so far, in the order they were met.

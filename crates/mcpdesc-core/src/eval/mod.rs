@@ -10,6 +10,8 @@ pub mod template;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use rayon::prelude::*;
+
 use serde_json::Value;
 
 use crate::checks::Node;
@@ -98,16 +100,12 @@ fn evaluate_on(
     // With several threads, the scopes are computed while references are looked for; most
     // documents have none, and the scopes of the source are then the ones needed.
     let (substituted, scopes) = if threads > 1 {
-        std::thread::scope(|s| {
-            let source_scopes = s.spawn(|| scopes_of(doc.value()));
-            let substituted = substitute();
-            let source_scopes = source_scopes.join().expect("scopes do not panic");
-            let scopes = match &substituted {
-                Some(root) => scopes_of(root),
-                None => source_scopes,
-            };
-            (substituted, scopes)
-        })
+        let (source_scopes, substituted) = rayon::join(|| scopes_of(doc.value()), substitute);
+        let scopes = match &substituted {
+            Some(root) => scopes_of(root),
+            None => source_scopes,
+        };
+        (substituted, scopes)
     } else {
         let substituted = substitute();
         let scopes = scopes_of(substituted.as_ref().unwrap_or(doc.value()));
@@ -134,16 +132,13 @@ fn evaluate_on(
     let raws: Vec<Raw> = if threads <= 1 {
         walk(cat, &base, sel, filter, &selected, None)
     } else {
-        let (base, selected, blocks) = (&base, &selected, &Blocks(AtomicUsize::new(0)));
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads)
-                .map(|_| s.spawn(move || walk(cat, base, sel, filter, selected, Some(blocks))))
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("evaluating rules does not panic"))
-                .collect()
-        })
+        // On the shared worker pool: in a batch the other workers may be busy, and then
+        // whichever task runs first claims every block and the others only walk.
+        let blocks = Blocks(AtomicUsize::new(0));
+        (0..threads)
+            .into_par_iter()
+            .flat_map_iter(|_| walk(cat, &base, sel, filter, &selected, Some(&blocks)))
+            .collect()
     };
     let exceeded = cache.take_exceeded();
     cache.release(threads);
@@ -160,7 +155,7 @@ const PARALLEL_NODES: usize = 20_000;
 /// The threads to evaluate (and free) `doc` on.
 pub(crate) fn threads_for(doc: &Document) -> usize {
     if doc.spans().len() >= PARALLEL_NODES {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        rayon::current_num_threads()
     } else {
         1
     }
