@@ -23,6 +23,8 @@ pub struct DiffArgs {
     pub corpus: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t = DiffFormat::Markdown)]
     pub format: DiffFormat,
+    #[command(flatten)]
+    pub limits: crate::limit_args::LimitArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -32,15 +34,18 @@ pub enum DiffFormat {
 }
 
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
+    let limits = args.limits.limits();
     let old = Engine::from_dir(&args.base_rules)
         .map_err(|e| anyhow::anyhow!("{e}"))
-        .with_context(|| format!("base rules {}", args.base_rules.display()))?;
+        .with_context(|| format!("base rules {}", args.base_rules.display()))?
+        .with_limits(limits.clone());
     let new = match &args.rules {
         Some(dir) => Engine::from_dir(dir),
         None => Engine::embedded(),
     }
     .map_err(|e| anyhow::anyhow!("{e}"))
-    .context("new rules")?;
+    .context("new rules")?
+    .with_limits(limits);
     let docs = collect(&args.corpus)?;
     let impact = impact::corpus_impact(&old, &new, &docs)?;
     match args.format {

@@ -34,6 +34,8 @@ pub struct TestArgs {
     /// catalogue's fixture directory.
     #[arg(long)]
     pub examples: bool,
+    #[command(flatten)]
+    pub limits: crate::limit_args::LimitArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -48,7 +50,8 @@ pub fn run(args: TestArgs) -> Result<ExitCode> {
         Some(dir) => Engine::from_dir(dir),
         None => Engine::embedded(),
     }
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    .map_err(|e| anyhow::anyhow!("{e}"))?
+    .with_limits(args.limits.limits());
     if args.examples && engine.catalogue().fixtures_dir().is_none() {
         anyhow::bail!("--examples: the catalogue names no fixture directory (`fixtures`)");
     }

@@ -555,3 +555,45 @@ fn deleting_a_rule_file_fails_naming_the_rule_until_blessed() {
     assert_eq!(again.code, Some(0), "{}", again.output());
     assert!(last_line(&again.stdout).ends_with(" passed, 0 failed"));
 }
+
+#[test]
+fn limit_flags_apply_to_test_and_diff() {
+    let tmp = mini();
+    let root = tmp.path();
+    let run = test_cmd(root, &["--max-nodes", "3"]);
+    assert_eq!(run.code, Some(1), "{}", run.output());
+    assert!(run.output().contains("max-nodes"), "{}", run.output());
+    let roomy = test_cmd(root, &["--max-nodes", "1000"]);
+    assert_eq!(roomy.code, Some(0), "{}", roomy.output());
+
+    // Without the info rules the old catalogue's findings disappear, unless no document
+    // loads at all under the limit.
+    let new_rules = root.join("new-rules");
+    std::fs::create_dir_all(&new_rules).unwrap();
+    std::fs::copy(
+        root.join("rules/catalogue.yaml"),
+        new_rules.join("catalogue.yaml"),
+    )
+    .unwrap();
+    let diff = |extra: &[&str]| {
+        let mut args: Vec<std::ffi::OsString> = vec![
+            "diff".into(),
+            "--base-rules".into(),
+            root.join("rules").into(),
+            "--rules".into(),
+            new_rules.clone().into(),
+            root.join("fixtures").into(),
+            "--format".into(),
+            "json".into(),
+        ];
+        args.extend(extra.iter().map(Into::into));
+        let run = mcpdesc(args);
+        assert_eq!(run.code, Some(0), "{}", run.output());
+        serde_json::from_str::<Value>(&run.stdout).unwrap()
+    };
+    let unlimited = diff(&[]);
+    let limited = diff(&["--max-nodes", "3"]);
+    let affected = |v: &Value| v["affected"].as_array().map_or(0, Vec::len);
+    assert!(affected(&unlimited) > 0, "{unlimited}");
+    assert_eq!(affected(&limited), 0, "{limited}");
+}
