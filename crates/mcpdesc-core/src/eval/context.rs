@@ -78,13 +78,42 @@ pub struct LimitExceeded {
 /// the record of evaluation limits exceeded. Shared by the threads evaluating one document.
 #[derive(Default)]
 pub struct DocCache {
-    schemas: Mutex<HashMap<SchemaKey, Result<Arc<jsonschema::Validator>, String>>>,
+    schemas: Mutex<Recent>,
+    /// Every distinct schema compiled so far, for `max-schemas`.
+    seen: Mutex<HashSet<SchemaKey>>,
     /// Schemas refused by a limit, so a refusal is recorded once per schema.
     refused: Mutex<HashSet<SchemaKey>>,
     limits: Limits,
     exceeded: Mutex<Vec<LimitExceeded>>,
     /// Keys the schema texts without writing them: two independently keyed hashes.
     hashers: SchemaHashers,
+}
+
+/// How many compiled schemas stay in memory. The uses of one schema come close together in the
+/// walk (a tool's schema, then its examples), and keeping every validator of a large document
+/// cost 16 MB of its 103 MB peak for no measurable gain in time.
+const KEEP_SCHEMAS: usize = 256;
+
+type Outcome = Result<Arc<jsonschema::Validator>, String>;
+
+/// The most recently compiled schemas; the oldest goes when a new one arrives at capacity.
+#[derive(Default)]
+struct Recent {
+    by_key: HashMap<SchemaKey, Outcome>,
+    order: std::collections::VecDeque<SchemaKey>,
+}
+
+impl Recent {
+    fn insert(&mut self, key: SchemaKey, outcome: Outcome) {
+        if self.by_key.insert(key, outcome).is_none() {
+            self.order.push_back(key);
+        }
+        while self.order.len() > KEEP_SCHEMAS {
+            if let Some(old) = self.order.pop_front() {
+                self.by_key.remove(&old);
+            }
+        }
+    }
 }
 
 /// A schema's identity: a keyed 64-bit hash of its content and the length of its compact
@@ -218,7 +247,7 @@ impl DocCache {
         build: impl FnOnce(&Value) -> Result<jsonschema::Validator, String>,
     ) -> Compiled {
         let (key, len) = self.hashers.key(schema);
-        if let Some(hit) = lock(&self.schemas).get(&key) {
+        if let Some(hit) = lock(&self.schemas).by_key.get(&key) {
             return match hit {
                 Ok(v) => Compiled::Valid(v.clone()),
                 Err(e) => Compiled::Invalid(e.clone()),
@@ -231,6 +260,7 @@ impl DocCache {
         // need other schemas meanwhile.
         let built = build(schema).map(Arc::new);
         lock(&self.schemas).insert(key, built.clone());
+        lock(&self.seen).insert(key);
         match built {
             Ok(v) => Compiled::Valid(v),
             Err(e) => Compiled::Invalid(e),
@@ -248,7 +278,7 @@ impl DocCache {
     fn admit_keyed(&self, pointer: &str, key: SchemaKey, len: u64) -> bool {
         let over = if len > self.limits.max_schema_bytes {
             Some(("max-schema-bytes", self.limits.max_schema_bytes))
-        } else if lock(&self.schemas).len() as u64 >= self.limits.max_schemas {
+        } else if self.new_past_limit(key) {
             Some(("max-schemas", self.limits.max_schemas))
         } else {
             None
@@ -260,6 +290,12 @@ impl DocCache {
             self.exceeded(limit, value, pointer);
         }
         false
+    }
+
+    /// Whether `key` would be one distinct schema more than `max-schemas` allows.
+    fn new_past_limit(&self, key: SchemaKey) -> bool {
+        let seen = lock(&self.seen);
+        seen.len() as u64 >= self.limits.max_schemas && !seen.contains(&key)
     }
 
     /// Records that the evaluation exceeded `limit` at `pointer`.
@@ -275,7 +311,10 @@ impl DocCache {
     /// document).
     pub fn release(&self, threads: usize) {
         use rayon::prelude::*;
-        let compiled: Vec<_> = lock(&self.schemas).drain().map(|(_, v)| v).collect();
+        let compiled: Vec<_> = std::mem::take(&mut *lock(&self.schemas))
+            .by_key
+            .into_values()
+            .collect();
         if threads <= 1 {
             return drop(compiled);
         }
@@ -324,6 +363,40 @@ mod tests {
         ] {
             assert_eq!(cache.hashers.key(&v).1, v.to_string().len() as u64, "{v}");
         }
+    }
+
+    #[test]
+    fn recent_schemas_are_kept_up_to_capacity_and_limits_count_distinct_ones() {
+        let limits = Limits {
+            max_schemas: KEEP_SCHEMAS as u64 + 10,
+            ..Limits::default()
+        };
+        let cache = DocCache::with_limits(&limits);
+        let builds = std::cell::Cell::new(0);
+        let compile = |i: usize| {
+            let schema = json!({"type": "object", "title": i.to_string()});
+            cache.compile_at("", &schema, |s| {
+                builds.set(builds.get() + 1);
+                jsonschema::validator_for(s).map_err(|e| e.to_string())
+            })
+        };
+        for i in 0..KEEP_SCHEMAS + 5 {
+            assert!(matches!(compile(i), Compiled::Valid(_)));
+        }
+        assert_eq!(builds.get(), KEEP_SCHEMAS + 5);
+        assert_eq!(lock(&cache.schemas).by_key.len(), KEEP_SCHEMAS);
+        // The newest are kept; the oldest is compiled again, and is not a new distinct schema.
+        assert!(matches!(compile(KEEP_SCHEMAS + 4), Compiled::Valid(_)));
+        assert_eq!(builds.get(), KEEP_SCHEMAS + 5);
+        assert!(matches!(compile(0), Compiled::Valid(_)));
+        assert_eq!(builds.get(), KEEP_SCHEMAS + 6);
+        // The limit counts distinct schemas, however often one was compiled again.
+        for i in KEEP_SCHEMAS + 5..KEEP_SCHEMAS + 10 {
+            assert!(matches!(compile(i), Compiled::Valid(_)));
+        }
+        assert!(matches!(compile(100_000), Compiled::Refused));
+        assert!(matches!(compile(1), Compiled::Valid(_)));
+        assert_eq!(cache.take_exceeded().len(), 1);
     }
 
     #[test]
