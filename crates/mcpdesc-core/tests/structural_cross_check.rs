@@ -18,16 +18,11 @@ use std::collections::BTreeSet;
 
 use mcpdesc_core::rules::file::RuleKind;
 use mcpdesc_core::Severity;
-use serde_json::Value;
 
 const EXPECTATIONS_HEADER: &str = "\
 Known disagreements between the published 0.8.0 JSON Schema and the catalogue's structural
 rules (tests/structural_cross_check.rs). The test fails on a disagreement missing here and on
 an entry that no longer disagrees. Regenerate with MCPDESC_BLESS=1 (reasons are kept).";
-
-/// The draft the published schema declares (checked, so a wrong file fails loudly; its
-/// SHA-256 is not re-checked, as the crate has no hashing dependency).
-const SCHEMA_DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 fn verdict(valid: bool) -> &'static str {
     if valid {
@@ -42,21 +37,7 @@ fn structural_rules_agree_with_published_schema() {
     let Some(corpus) = common::corpus_dir() else {
         return;
     };
-    let schema_path = corpus.join("schema/mcp-description-0.8.0.json");
-    let schema_text = std::fs::read_to_string(&schema_path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", schema_path.display()));
-    let schema: Value = serde_json::from_str(&schema_text)
-        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", schema_path.display()));
-    assert_eq!(
-        schema.get("$schema").and_then(Value::as_str),
-        Some(SCHEMA_DRAFT),
-        "{} is not a draft 2020-12 schema",
-        schema_path.display()
-    );
-    let validator = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(&schema)
-        .unwrap_or_else(|e| panic!("{} does not compile: {e}", schema_path.display()));
+    let (_, validator) = common::published_schema(&corpus);
 
     let engine = common::engine();
     let catalogue = engine.catalogue();

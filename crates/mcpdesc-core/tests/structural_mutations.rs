@@ -44,8 +44,6 @@ already rejects (it is not mutated). The test fails on a disagreement missing
 here and on an entry that no longer disagrees. Regenerate with MCPDESC_BLESS=1 (reasons are
 kept).";
 
-const SCHEMA_DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
-
 /// Bound on the `$ref`/applicator expansion while generalising paths (the schema is recursive).
 const EXPAND_DEPTH: usize = 24;
 
@@ -306,21 +304,7 @@ fn structural_rules_are_as_strict_as_published_schema_under_mutation() {
     let Some(corpus) = common::corpus_dir() else {
         return;
     };
-    let schema_path = corpus.join("schema/mcp-description-0.8.0.json");
-    let schema_text = std::fs::read_to_string(&schema_path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", schema_path.display()));
-    let schema: Value = serde_json::from_str(&schema_text)
-        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", schema_path.display()));
-    assert_eq!(
-        schema.get("$schema").and_then(Value::as_str),
-        Some(SCHEMA_DRAFT),
-        "{} is not a draft 2020-12 schema",
-        schema_path.display()
-    );
-    let validator = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(&schema)
-        .unwrap_or_else(|e| panic!("{} does not compile: {e}", schema_path.display()));
+    let (schema, validator) = common::published_schema(&corpus);
     let generaliser = Generaliser::new(&schema);
 
     // Only the structural rules run; their errors are the verdict.

@@ -159,10 +159,7 @@ impl Loader<'_> {
                             lex.pos += 1;
                             Value::Array(Vec::new())
                         } else {
-                            if limits.max_collection_len == 0 {
-                                let at = lex.position(lex.pos);
-                                return Err(limit_error("max-collection-len", 0, at));
-                            }
+                            lex.room_for_entry(0, limits)?;
                             stack.push(Frame::Array {
                                 id,
                                 items: items.len(),
@@ -178,10 +175,7 @@ impl Loader<'_> {
                                 Value::Object(Map::new())
                             }
                             Some(b'"') => {
-                                if limits.max_collection_len == 0 {
-                                    let at = lex.position(lex.pos);
-                                    return Err(limit_error("max-collection-len", 0, at));
-                                }
+                                lex.room_for_entry(0, limits)?;
                                 let (key, at) = lex.member_key(limits)?;
                                 stack.push(Frame::Object {
                                     id,
@@ -234,14 +228,7 @@ impl Loader<'_> {
                                         lex.error_here("trailing comma before `]` is not allowed")
                                     );
                                 }
-                                if count as u64 >= limits.max_collection_len {
-                                    let at = lex.position(lex.pos);
-                                    return Err(limit_error(
-                                        "max-collection-len",
-                                        limits.max_collection_len,
-                                        at,
-                                    ));
-                                }
+                                lex.room_for_entry(count, limits)?;
                                 key_pos = Position::UNKNOWN;
                                 continue 'value;
                             }
@@ -269,14 +256,7 @@ impl Loader<'_> {
                                 lex.skip_ws();
                                 match lex.peek() {
                                     Some(b'"') => {
-                                        if count as u64 >= limits.max_collection_len {
-                                            let at = lex.position(lex.pos);
-                                            return Err(limit_error(
-                                                "max-collection-len",
-                                                limits.max_collection_len,
-                                                at,
-                                            ));
-                                        }
+                                        lex.room_for_entry(count, limits)?;
                                         let (k, at) = lex.member_key(limits)?;
                                         if is_duplicate(members, *start, index, &k) {
                                             return Err(LoadError::new(
@@ -460,6 +440,19 @@ impl<'a> Lexer<'a> {
 
     /// Parses the key at the cursor (a `"`), refuses a duplicate of a key of `map`, and
     /// consumes the following `:`. Returns the key and its position.
+    /// Refuses one more entry at the cursor for a container already holding `count`.
+    fn room_for_entry(&mut self, count: usize, limits: &Limits) -> Result<(), LoadError> {
+        if count as u64 >= limits.max_collection_len {
+            let at = self.position(self.pos);
+            return Err(limit_error(
+                "max-collection-len",
+                limits.max_collection_len,
+                at,
+            ));
+        }
+        Ok(())
+    }
+
     fn member_key(&mut self, limits: &Limits) -> Result<(String, Position), LoadError> {
         let at = self.position(self.pos);
         let key = self.string(limits.max_scalar_bytes)?;

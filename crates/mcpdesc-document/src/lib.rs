@@ -44,20 +44,26 @@ pub struct Document {
     format: Format,
 }
 
+/// Refuses an input of `len` bytes past `max-input-bytes`, before any of it is decoded.
+fn within_input_limit(len: usize, limits: &Limits) -> Result<(), LoadError> {
+    if len as u64 > limits.max_input_bytes {
+        return Err(LoadError::new(
+            LoadErrorKind::Limit {
+                limit: "max-input-bytes",
+                value: limits.max_input_bytes,
+            },
+            Position::START,
+        ));
+    }
+    Ok(())
+}
+
 impl Document {
     /// Parses `bytes` as `format` under `limits`.
     ///
     /// A UTF-8 byte order mark is skipped; any other invalid UTF-8 is refused.
     pub fn parse(bytes: &[u8], format: Format, limits: &Limits) -> Result<Document, LoadError> {
-        if bytes.len() as u64 > limits.max_input_bytes {
-            return Err(LoadError::new(
-                LoadErrorKind::Limit {
-                    limit: "max-input-bytes",
-                    value: limits.max_input_bytes,
-                },
-                Position::START,
-            ));
-        }
+        within_input_limit(bytes.len(), limits)?;
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let text = std::str::from_utf8(bytes).map_err(|e| {
             let pos = Position::of_byte_offset(bytes, e.valid_up_to());
@@ -68,15 +74,7 @@ impl Document {
 
     /// Parses already-decoded text as `format` under `limits`.
     pub fn parse_str(text: &str, format: Format, limits: &Limits) -> Result<Document, LoadError> {
-        if text.len() as u64 > limits.max_input_bytes {
-            return Err(LoadError::new(
-                LoadErrorKind::Limit {
-                    limit: "max-input-bytes",
-                    value: limits.max_input_bytes,
-                },
-                Position::START,
-            ));
-        }
+        within_input_limit(text.len(), limits)?;
         let (value, spans) = match format {
             Format::Json => json::parse(text, limits)?,
             Format::Yaml => yaml::parse(text, limits)?,

@@ -213,30 +213,6 @@ impl DocCache {
         }
     }
 
-    /// The validator compiled from `schema`, keyed by its content; `None` when the schema
-    /// does not compile or exceeds `max-schema-bytes` or `max-schemas` (recorded, see
-    /// [`DocCache::exceeded`]). `build` runs at most once per distinct schema.
-    pub fn schema(
-        &self,
-        schema: &Value,
-        build: impl FnOnce(&Value) -> Option<jsonschema::Validator>,
-    ) -> Option<Arc<jsonschema::Validator>> {
-        self.schema_at("", schema, build)
-    }
-
-    /// [`DocCache::schema`] for the schema at `pointer`, where a refusal is reported.
-    pub fn schema_at(
-        &self,
-        pointer: &str,
-        schema: &Value,
-        build: impl FnOnce(&Value) -> Option<jsonschema::Validator>,
-    ) -> Option<Arc<jsonschema::Validator>> {
-        match self.compile_at(pointer, schema, |s| build(s).ok_or_else(String::new)) {
-            Compiled::Valid(v) => Some(v),
-            Compiled::Invalid(_) | Compiled::Refused => None,
-        }
-    }
-
     /// The validator compiled from the schema at `pointer`, or why there is none. `build`
     /// runs once per distinct schema (twice at most when two threads meet it at once), and
     /// only within `max-schemas` and `max-schema-bytes`.
@@ -267,14 +243,8 @@ impl DocCache {
         }
     }
 
-    /// Whether one more schema, `schema`, may be compiled from the document; records the
-    /// limit it would exceed otherwise. Checks that compile a document schema outside
-    /// [`DocCache::schema_at`] ask this first.
-    pub fn admit(&self, pointer: &str, schema: &Value) -> bool {
-        let (key, len) = self.hashers.key(schema);
-        self.admit_keyed(pointer, key, len)
-    }
-
+    /// Whether one more schema may be compiled from the document; records the limit it would
+    /// exceed otherwise.
     fn admit_keyed(&self, pointer: &str, key: SchemaKey, len: u64) -> bool {
         let over = if len > self.limits.max_schema_bytes {
             Some(("max-schema-bytes", self.limits.max_schema_bytes))

@@ -24,6 +24,28 @@ pub const BLESS_ENV: &str = "MCPDESC_BLESS";
 /// Reason recorded for a deviation that is new when blessing.
 pub const DEFAULT_REASON: &str = "not yet implemented";
 
+/// The corpus's published JSON Schema and its validator. The draft it declares is checked, so
+/// a wrong file fails loudly (its SHA-256 is not re-checked: no hashing dependency).
+pub fn published_schema(corpus: &Path) -> (serde_json::Value, jsonschema::Validator) {
+    use serde_json::Value;
+    let schema_path = corpus.join("schema/mcp-description-0.8.0.json");
+    let schema_text = std::fs::read_to_string(&schema_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", schema_path.display()));
+    let schema: Value = serde_json::from_str(&schema_text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", schema_path.display()));
+    assert_eq!(
+        schema.get("$schema").and_then(Value::as_str),
+        Some("https://json-schema.org/draft/2020-12/schema"),
+        "{} is not a draft 2020-12 schema",
+        schema_path.display()
+    );
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&schema)
+        .unwrap_or_else(|e| panic!("{} does not compile: {e}", schema_path.display()));
+    (schema, validator)
+}
+
 pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
