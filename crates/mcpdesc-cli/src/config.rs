@@ -51,6 +51,8 @@ pub struct Defaults {
     pub ignore: Option<Vec<String>>,
     pub protocol_versions: Option<Vec<String>>,
     pub docs_base_url: Option<String>,
+    /// `description`, `traffic` or `auto`, as `--kind`.
+    pub kind: Option<crate::validate_cmd::InputKind>,
     /// Rules directory, relative to the configuration file.
     pub rules: Option<PathBuf>,
     /// Baseline file, relative to the configuration file.

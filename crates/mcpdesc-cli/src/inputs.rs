@@ -23,8 +23,8 @@ pub struct Input {
     pub source: Source,
 }
 
-/// Whether a walked file is a document: `*.json`, `*.yaml`, `*.yml`, not an
-/// `*.expected.yaml` sidecar.
+/// Whether a walked file is a document: `*.json`, `*.yaml`, `*.yml`, or a capture
+/// (`*.ndjson`, `*.jsonl`), not an `*.expected.yaml` sidecar.
 pub fn is_document(path: &Path) -> bool {
     let name = path
         .file_name()
@@ -32,7 +32,9 @@ pub fn is_document(path: &Path) -> bool {
         .unwrap_or_default();
     !name.ends_with(".expected.yaml")
         && !name.ends_with(".expected.yml")
-        && [".json", ".yaml", ".yml"].iter().any(|e| name.ends_with(e))
+        && [".json", ".yaml", ".yml", ".ndjson", ".jsonl"]
+            .iter()
+            .any(|e| name.ends_with(e))
 }
 
 fn has_glob_meta(s: &str) -> bool {

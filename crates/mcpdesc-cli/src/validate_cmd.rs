@@ -78,6 +78,11 @@ pub struct ValidateOptions {
     )]
     pub protocol_versions: Vec<String>,
 
+    /// What the inputs are: MCP Description documents, traffic captures (NDJSON, a JSON
+    /// array of messages or one message), or, with `auto`, by extension (`.ndjson`, `.jsonl`
+    /// and `.traffic.json` are captures) [default: auto].
+    #[arg(long, value_enum, value_name = "KIND", help_heading = "Inputs")]
+    pub kind: Option<InputKind>,
     /// Name used for the document read from standard input (`-`); its extension picks JSON
     /// or YAML.
     #[arg(long, value_name = "PATH", help_heading = "Inputs")]
@@ -97,6 +102,29 @@ pub struct ValidateOptions {
     pub write_baseline: bool,
 }
 
+/// What `--kind` says the inputs are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputKind {
+    /// By file extension.
+    Auto,
+    /// MCP Description documents (JSON or YAML).
+    Description,
+    /// Captures of MCP JSON-RPC traffic.
+    Traffic,
+}
+
+impl InputKind {
+    /// The format an input of this kind named `name` is read as.
+    pub fn format(self, name: &str) -> Format {
+        match (self, Format::from_path(name)) {
+            (InputKind::Traffic, _) => Format::Capture,
+            (InputKind::Description, Format::Capture) => Format::Json,
+            (_, format) => format,
+        }
+    }
+}
+
 /// The flags after merging the configuration file's defaults.
 struct Settings {
     format: OutputFormat,
@@ -109,6 +137,7 @@ struct Settings {
     docs_base_url: Option<String>,
     rules: Option<PathBuf>,
     baseline: Option<PathBuf>,
+    kind: InputKind,
 }
 
 fn settings(args: &ValidateArgs, config: Option<&Config>) -> Settings {
@@ -135,6 +164,7 @@ fn settings(args: &ValidateArgs, config: Option<&Config>) -> Settings {
         docs_base_url: o.docs_base_url.clone().or(d.docs_base_url),
         rules: args.rules.rules.clone().or(d.rules),
         baseline: o.baseline.clone().or(d.baseline),
+        kind: o.kind.or(d.kind).unwrap_or(InputKind::Auto),
     }
 }
 
@@ -158,7 +188,9 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         None => Engine::embedded(),
     }
     .map_err(|e| anyhow::anyhow!("{e}"))?
-    .with_limits(args.limits.limits());
+    .with_limits(args.limits.limits())
+    // A capture that never says its version is judged in the one asked for.
+    .with_traffic_version(s.versions.first().cloned());
     let cat = engine.catalogue();
     let mut versions = None;
     if !s.versions.is_empty() {
@@ -246,7 +278,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     let mut outcomes: Vec<(FileResult, String, Vec<mcpdesc_core::Diagnostic>)> = jobs
         .par_iter()
         .map(|(input, abs, config)| {
-            let mut r = check(&engine, input, stdin_text.as_deref());
+            let mut r = check(&engine, input, stdin_text.as_deref(), s.kind);
             // Configuration ignores act as if the rule had not run for this path.
             if let Some(c) = config {
                 let before = r.diagnostics.len();
@@ -259,7 +291,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
                 .as_ref()
                 .filter(|src| src.contains(suppress::SUPPRESS_KEY))
                 .and_then(|src| {
-                    let format = Format::from_path(&input.display);
+                    let format = s.kind.format(&input.display);
                     mcpdesc_core::Document::parse_str(src, format, engine.limits()).ok()
                 });
             if let Some(doc) = &doc {
@@ -370,7 +402,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
 }
 
 /// Reads and validates one input.
-fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>) -> FileResult {
+fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>, kind: InputKind) -> FileResult {
     let mut result = FileResult {
         path: input.display.clone(),
         source: None,
@@ -401,7 +433,7 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>) -> FileResult {
             return result;
         }
     };
-    let report = engine.validate_bytes(&bytes, Format::from_path(&input.display));
+    let report = engine.validate_bytes(&bytes, kind.format(&input.display));
     // The text is kept for excerpts and suppressions only; a clean document's is dropped
     // here rather than copied, which matters for large documents in large batches.
     let mut text = String::from_utf8(bytes)

@@ -61,6 +61,7 @@ fn ext(format: Format) -> &'static str {
     match format {
         Format::Json => "json",
         Format::Yaml => "yaml",
+        Format::Capture => "capture",
     }
 }
 

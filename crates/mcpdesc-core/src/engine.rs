@@ -31,6 +31,8 @@ pub struct Engine {
     catalogue: Arc<Catalogue>,
     limits: Limits,
     selection: Selection,
+    /// The protocol version of traffic messages whose data does not say.
+    traffic_version: Option<String>,
 }
 
 /// The result of validating one document.
@@ -96,7 +98,15 @@ impl Engine {
             catalogue: Arc::new(catalogue),
             limits: Limits::default(),
             selection: Selection::default(),
+            traffic_version: None,
         }
+    }
+
+    /// Sets the protocol version assumed for traffic messages whose capture does not date
+    /// them (no handshake before them and no version of their own).
+    pub fn with_traffic_version(mut self, version: Option<String>) -> Engine {
+        self.traffic_version = version;
+        self
     }
 
     /// Sets the limits for reading and evaluating documents (see [`Limits`] for each bound
@@ -152,18 +162,47 @@ impl Engine {
         self.validate_document(&Document::from_value(value.clone()))
     }
 
-    /// Validates a loaded document.
+    /// Validates a loaded document. A traffic capture ([`Format::Capture`]) is annotated
+    /// first (see [`crate::traffic`]); [`Engine::validate_bytes`] and the other readers do
+    /// that without copying it.
     pub fn validate_document(&self, doc: &Document) -> Report {
+        if doc.format() == Format::Capture && !self.is_annotated(doc) {
+            return self.validate_annotated(&self.annotated(doc.clone()));
+        }
+        self.validate_annotated(doc)
+    }
+
+    fn validate_annotated(&self, doc: &Document) -> Report {
         Report {
             diagnostics: eval::evaluate(&self.catalogue, doc, &self.selection, &self.limits),
             load_error: None,
         }
     }
 
+    fn is_annotated(&self, doc: &Document) -> bool {
+        doc.value()
+            .pointer("/messages/0")
+            .is_none_or(|e| e.get(crate::traffic::SCOPE_MEMBER).is_some())
+    }
+
+    fn annotated(&self, mut doc: Document) -> Document {
+        crate::traffic::annotate(
+            doc.value_mut(),
+            &self.catalogue.traffic,
+            self.traffic_version.as_deref(),
+        );
+        doc
+    }
+
     fn report(&self, loaded: Result<Document, LoadError>) -> Report {
         match loaded {
             Ok(doc) => {
-                let report = self.validate_document(&doc);
+                let doc = if doc.format() == Format::Capture {
+                    self.annotated(doc)
+                } else {
+                    doc
+                };
+                let report = self.validate_annotated(&doc);
                 let threads = eval::threads_for(&doc);
                 drop_in_parallel(doc.into_value(), threads);
                 report

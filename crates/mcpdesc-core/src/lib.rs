@@ -17,6 +17,7 @@ pub mod examples;
 pub mod path;
 pub mod relpath;
 pub mod rules;
+pub mod traffic;
 pub mod versions;
 
 pub use diagnostic::{Diagnostic, Severity};
@@ -24,6 +25,7 @@ pub use document::{Document, Format, Limits, LoadError, LoadErrorKind};
 pub use engine::{Engine, FileError, LoadFailure, Report};
 pub use eval::Selection;
 pub use rules::{Catalogue, Rule, RuleLoadError, RuleProblem, RuleSet};
+pub use traffic::DocumentKind;
 
 #[cfg(test)]
 mod send_sync {

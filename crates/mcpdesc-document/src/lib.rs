@@ -3,6 +3,7 @@
 //! Both loaders (JSON and the restricted YAML profile) produce the same [`Document`], so every
 //! rule sees one data model whatever the serialization was.
 
+mod capture;
 mod json;
 mod limits;
 pub mod pointer;
@@ -10,6 +11,7 @@ mod snapshot;
 mod spans;
 mod yaml;
 
+pub use capture::FRAMING_CODES;
 pub use limits::Limits;
 pub use spans::{Position, SpanTree, SpanTreeBuilder};
 
@@ -22,14 +24,23 @@ use thiserror::Error;
 pub enum Format {
     Json,
     Yaml,
+    /// A traffic capture: newline-delimited JSON messages (one per line, optionally
+    /// recorded as `{"dir", "msg"}`), a JSON array of messages, or one message.
+    Capture,
 }
 
 impl Format {
-    /// Guesses the format from a file name: `.yaml` / `.yml` are YAML, everything else JSON.
+    /// Guesses the format from a file name: `.yaml` / `.yml` are YAML; `.ndjson`, `.jsonl`
+    /// and `.traffic.json` are captures; everything else is JSON.
     pub fn from_path(path: &str) -> Format {
         let lower = path.to_ascii_lowercase();
         if lower.ends_with(".yaml") || lower.ends_with(".yml") {
             Format::Yaml
+        } else if lower.ends_with(".ndjson")
+            || lower.ends_with(".jsonl")
+            || lower.ends_with(".traffic.json")
+        {
+            Format::Capture
         } else {
             Format::Json
         }
@@ -78,6 +89,7 @@ impl Document {
         let (value, spans) = match format {
             Format::Json => json::parse(text, limits)?,
             Format::Yaml => yaml::parse(text, limits)?,
+            Format::Capture => capture::parse(text, limits)?,
         };
         Ok(Document {
             value,
@@ -110,6 +122,13 @@ impl Document {
 
     pub fn value(&self) -> &Value {
         &self.value
+    }
+
+    /// The value, to be amended. Positions stay valid for every node that keeps its place:
+    /// members appended to an object, or values replaced in place, take the position of their
+    /// container or of the node they replace.
+    pub fn value_mut(&mut self) -> &mut Value {
+        &mut self.value
     }
 
     pub fn format(&self) -> Format {

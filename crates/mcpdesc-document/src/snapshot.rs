@@ -24,6 +24,7 @@ impl Document {
         let format = match self.format() {
             Format::Json => 0u32,
             Format::Yaml => 1,
+            Format::Capture => 2,
         };
         let put = |out: &mut Vec<u8>, n: u32| out.extend_from_slice(&n.to_le_bytes());
         put(&mut out, format);
@@ -56,6 +57,7 @@ impl Document {
         let format = match reader.u32()? {
             0 => Format::Json,
             1 => Format::Yaml,
+            2 => Format::Capture,
             _ => return None,
         };
         let count = reader.u32()? as usize;

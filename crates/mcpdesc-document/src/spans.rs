@@ -92,6 +92,38 @@ impl SpanTreeBuilder {
         node.child_count = children.len() as u32;
     }
 
+    /// Copies every node of `tree` (whose root is node 0) into this tree, `line_offset` lines
+    /// further down, and returns the id of the copy of its root. The root's key position is
+    /// `key` unless `tree` knows one.
+    pub fn graft(&mut self, tree: &SpanTree, line_offset: u32, key: Position) -> NodeId {
+        let shift = |p: Position| {
+            if p.line == 0 {
+                p
+            } else {
+                Position::new(p.line + line_offset, p.column)
+            }
+        };
+        let base = self.tree.nodes.len() as u32;
+        let child_base = self.tree.children.len() as u32;
+        for n in &tree.nodes {
+            self.tree.nodes.push(SpanNode {
+                value: shift(n.value),
+                key: shift(n.key),
+                first_child: n.first_child + child_base,
+                child_count: n.child_count,
+            });
+        }
+        self.tree
+            .children
+            .extend(tree.children.iter().map(|c| c + base));
+        if let Some(root) = self.tree.nodes.get_mut(base as usize) {
+            if root.key.line == 0 {
+                root.key = key;
+            }
+        }
+        base
+    }
+
     /// Finishes the tree; `root` is the id of the root node.
     pub fn finish(mut self, root: NodeId) -> SpanTree {
         // The arrays grew by doubling; a large document's spans are kept as long as it is.
@@ -125,6 +157,48 @@ impl SpanTree {
 
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
+    }
+
+    /// The id of the `index`-th child of node `node` (the root is node 0).
+    pub fn child_of(&self, node: u32, index: usize) -> Option<u32> {
+        self.child(node, index)
+    }
+
+    /// The value position of node `node`.
+    pub fn node_position(&self, node: u32) -> Position {
+        self.nodes
+            .get(node as usize)
+            .map_or(Position::UNKNOWN, |n| n.value)
+    }
+
+    /// A tree of node `node` and everything below it, that node as its root.
+    pub fn subtree(&self, node: u32) -> SpanTree {
+        let mut out = SpanTree::default();
+        if self.nodes.get(node as usize).is_none() {
+            return out;
+        }
+        // Breadth-first, so each node's children are contiguous in the copy.
+        let mut queue = std::collections::VecDeque::from([node]);
+        out.nodes.push(self.nodes[node as usize]);
+        let mut next_id = 1u32;
+        let mut copy_of = 0u32;
+        while let Some(old) = queue.pop_front() {
+            let n = self.nodes[old as usize];
+            let first = out.children.len() as u32;
+            for i in 0..n.child_count as usize {
+                if let Some(c) = self.child(old, i) {
+                    out.children.push(next_id);
+                    out.nodes.push(self.nodes[c as usize]);
+                    next_id += 1;
+                    queue.push_back(c);
+                }
+            }
+            let copy = &mut out.nodes[copy_of as usize];
+            copy.first_child = first;
+            copy.child_count = out.children.len() as u32 - first;
+            copy_of += 1;
+        }
+        out
     }
 
     fn child(&self, node: u32, index: usize) -> Option<u32> {

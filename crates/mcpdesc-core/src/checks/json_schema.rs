@@ -163,7 +163,7 @@ impl Check for JsonSchemaCheck {
 
 /// A validation message kept readable whatever the instance: messages quote the failing
 /// value, which a hostile document can make megabytes long; the middle is elided.
-fn shorten(message: &str) -> String {
+pub(crate) fn shorten(message: &str) -> String {
     const KEEP: usize = 400;
     let chars = message.chars().count();
     if chars <= 2 * KEEP + 50 {

@@ -18,6 +18,9 @@ mod named_entry;
 mod non_empty;
 mod pattern;
 mod presence;
+mod protocol_schema;
+mod earlier_message;
+mod flag;
 mod reference;
 mod regexes;
 mod schema_walk;
@@ -137,6 +140,9 @@ pub static REGISTRY: &[CheckSpec] = &[
     named_entry::SPEC,
     local_reference::SPEC,
     known_names::SPEC,
+    protocol_schema::SPEC,
+    earlier_message::SPEC,
+    flag::SPEC,
 ];
 
 pub fn lookup(name: &str) -> Option<&'static CheckSpec> {

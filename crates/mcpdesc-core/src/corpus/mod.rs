@@ -72,7 +72,9 @@ pub const SIDECAR_SUFFIX: &str = ".expected.yaml";
 pub fn is_document_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     !lower.ends_with(SIDECAR_SUFFIX)
-        && (lower.ends_with(".json") || lower.ends_with(".yaml") || lower.ends_with(".yml"))
+        && [".json", ".yaml", ".yml", ".ndjson", ".jsonl"]
+            .iter()
+            .any(|e| lower.ends_with(e))
 }
 
 /// Every document named by `roots`: a file is taken as it is, a directory is walked

@@ -437,6 +437,7 @@ impl<'a> Ctx<'a> {
                 let lang = match format {
                     Format::Json => "json",
                     Format::Yaml => "yaml",
+                    Format::Capture => "json",
                 };
                 let text = String::from_utf8_lossy(&bytes);
                 let (shown, cut) = truncate(text.trim_end(), MAX_SOURCE_CHARS);

@@ -38,11 +38,16 @@ pub struct RegistryFailure {
 
 /// Whether a specification section reference is well-formed: a number or an appendix letter,
 /// then dotted numbers, then optional parenthesised clauses (`3.2`, `16.1`, `A`, `A.1`,
-/// `9.4(b)`).
+/// `9.4(b)`); or, for a specification organised in pages rather than numbered sections (MCP),
+/// a page path with an optional anchor (`basic/lifecycle`, `server/tools#calling-tools`).
 pub fn is_section_ref(s: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"^(?:[1-9][0-9]*|[A-Z])(?:\.(?:0|[1-9][0-9]*))*(?:\([a-z0-9]+\))*$").unwrap()
+        Regex::new(concat!(
+            r"^(?:(?:[1-9][0-9]*|[A-Z])(?:\.(?:0|[1-9][0-9]*))*(?:\([a-z0-9]+\))*",
+            r"|[a-z]+(?:/[a-z0-9-]+)+(?:#[a-z0-9-]+)?)$"
+        ))
+        .unwrap()
     })
     .is_match(s)
 }
@@ -189,11 +194,23 @@ mod tests {
 
     #[test]
     fn section_references() {
-        for ok in ["3.2", "16.1", "A", "9.4", "A.1", "12", "3.0", "9.4(b)"] {
+        for ok in [
+            "3.2",
+            "16.1",
+            "A",
+            "9.4",
+            "A.1",
+            "12",
+            "3.0",
+            "9.4(b)",
+            "basic/lifecycle",
+            "server/tools#calling-tools",
+        ] {
             assert!(is_section_ref(ok), "{ok}");
         }
         for bad in [
-            "", "3.", ".2", "§3.2", "3.2.", "03", "AB", "a", "3 .2", "3,2", "(b)",
+            "", "3.", ".2", "§3.2", "3.2.", "03", "AB", "a", "3 .2", "3,2", "(b)", "basic", "/basic",
+            "Basic/lifecycle",
         ] {
             assert!(!is_section_ref(bad), "{bad}");
         }

@@ -20,6 +20,7 @@ use crate::document::{pointer, Document, Limits, LoadError};
 use crate::path::PathSet;
 use crate::rules::file::Enforcement;
 use crate::rules::{Catalogue, Rule};
+use crate::traffic::DocumentKind;
 use crate::versions::VersionSet;
 
 use context::{excerpt, DocCache, EvalCtx, Finding, LimitExceeded};
@@ -89,14 +90,20 @@ fn evaluate_on(
     threads: usize,
 ) -> (Vec<Diagnostic>, bool) {
     let cache = DocCache::with_limits(limits);
+    let kind = DocumentKind::of(doc.format());
     // Rules see the document with its resolvable references replaced by their targets;
     // positions are still looked up in the source (see `substitute`).
     let substitute = || {
         cat.references
             .as_ref()
+            .filter(|_| kind == DocumentKind::Description)
             .and_then(|r| r.substitute_within(doc.value(), limits, &cache))
     };
-    let scopes_of = |root: &Value| ScopeMap::compute(root, &cat.scope, &cat.versions);
+    let scope_config = match kind {
+        DocumentKind::Description => &cat.scope,
+        DocumentKind::Traffic => &cat.traffic_scope,
+    };
+    let scopes_of = |root: &Value| ScopeMap::compute(root, scope_config, &cat.versions);
     // With several threads, the scopes are computed while references are looked for; most
     // documents have none, and the scopes of the source are then the ones needed.
     let (substituted, scopes) = if threads > 1 {
@@ -130,14 +137,14 @@ fn evaluate_on(
         })
         .collect();
     let raws: Vec<Raw> = if threads <= 1 {
-        walk(cat, &base, sel, filter, &selected, None)
+        walk(cat, &base, kind, sel, filter, &selected, None)
     } else {
         // On the shared worker pool: in a batch the other workers may be busy, and then
         // whichever task runs first claims every block and the others only walk.
         let blocks = Blocks(AtomicUsize::new(0));
         (0..threads)
             .into_par_iter()
-            .flat_map_iter(|_| walk(cat, &base, sel, filter, &selected, Some(&blocks)))
+            .flat_map_iter(|_| walk(cat, &base, kind, sel, filter, &selected, Some(&blocks)))
             .collect()
     };
     let exceeded = cache.take_exceeded();
@@ -196,6 +203,7 @@ impl Blocks {
 fn walk(
     cat: &Catalogue,
     base: &EvalCtx<'_>,
+    kind: DocumentKind,
     sel: &Selection,
     filter: VersionSet,
     rules: &[usize],
@@ -213,7 +221,8 @@ fn walk(
             readers[gid].push(index);
         }
     }
-    let read = (0..cat.paths.len()).filter(|&gid| !readers[gid].is_empty());
+    let read = (0..cat.paths.len())
+        .filter(|&gid| !readers[gid].is_empty() && cat.path_kinds[gid] == kind);
     let (mut visits, mut current) = (0usize, (usize::MAX, false));
     PathSet::new(&cat.paths, read).for_each(base.root, &mut |gid, pointer, value| {
         if let Some(blocks) = blocks {

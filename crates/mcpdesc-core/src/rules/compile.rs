@@ -18,9 +18,11 @@ use crate::versions::{VersionList, VersionSet};
 
 use super::file::{Applicability, CatalogueDef, Level, RuleDef, Severity};
 use super::load::{ParsedFile, Problems};
+use super::surfaces::{self, SurfaceMap};
 use super::{Catalogue, CompiledCheck, Rule, RuleSource};
+use crate::traffic::{DocumentKind, TrafficConfig};
 
-const TOP_LEVEL: &[&str] = &["catalogue", "rules"];
+const TOP_LEVEL: &[&str] = &["catalogue", "surfaces", "rules"];
 
 pub(super) fn compile(
     files: &[ParsedFile],
@@ -35,14 +37,16 @@ pub(super) fn compile(
                     problems.push(
                         f,
                         &format!("/{k}"),
-                        format!("unknown top-level key `{k}`, expected `catalogue` or `rules`"),
+                        format!(
+                            "unknown top-level key `{k}`, expected `catalogue`, `surfaces` or `rules`"
+                        ),
                     );
                 }
             }
             _ => problems.push_value(
                 f,
                 "",
-                "a rule file is a mapping with `catalogue` and/or `rules`",
+                "a rule file is a mapping with `catalogue`, `surfaces` and/or `rules`",
             ),
         }
     }
@@ -63,10 +67,17 @@ pub(super) fn compile(
     }
     let (def, versions, spec_versions, scope, references, mut paths) =
         compile_catalogue(cat_file, problems)?;
-    let mut interned: HashMap<String, usize> = HashMap::new();
-    for (i, p) in paths.iter().enumerate() {
-        interned.insert(p.as_str().to_owned(), i);
-    }
+    let traffic = match def.traffic.as_ref().map(TrafficConfig::compile) {
+        None => TrafficConfig::default(),
+        Some(Ok(t)) => t,
+        Some(Err((at, message))) => {
+            problems.push_value(cat_file, &format!("/catalogue/traffic{at}"), message);
+            TrafficConfig::default()
+        }
+    };
+    let surfaces = surfaces::collect(files, problems);
+    let mut path_kinds: Vec<DocumentKind> = Vec::new();
+    let mut interned: HashMap<(DocumentKind, String), usize> = HashMap::new();
     // Rules compile independently, so the files are spread over the cores; merging in file
     // order keeps duplicate detection and path numbering deterministic.
     let outcomes = super::load::in_parallel(
@@ -82,7 +93,7 @@ pub(super) fn compile(
             let mut given_cache = HashMap::new();
             chunk
                 .iter()
-                .flat_map(|f| compile_rules(f, &versions, &cx, &mut given_cache))
+                .flat_map(|f| compile_rules(f, &versions, &cx, &surfaces, &mut given_cache))
                 .collect()
         },
     );
@@ -107,12 +118,18 @@ pub(super) fn compile(
         seen.insert(id, source);
         problems.0.extend(outcome.problems.0);
         if let Some(mut rule) = outcome.rule {
+            rule.reads = outcome
+                .given
+                .iter()
+                .map(|(kind, text, _)| (*kind, text.clone()))
+                .collect();
             rule.given = outcome
                 .given
                 .into_iter()
-                .map(|(text, path)| {
-                    *interned.entry(text).or_insert_with(|| {
+                .map(|(kind, text, path)| {
+                    *interned.entry((kind, text)).or_insert_with(|| {
                         paths.push(path);
+                        path_kinds.push(kind);
                         paths.len() - 1
                     })
                 })
@@ -127,6 +144,10 @@ pub(super) fn compile(
         scope,
         references,
         paths,
+        path_kinds,
+        surfaces,
+        traffic,
+        traffic_scope: crate::traffic::scope_config(),
         rules,
         dir,
         catalogue_file: cat_file.path.clone(),
@@ -140,8 +161,9 @@ struct RuleOutcome<'f> {
     /// The rule's id and where it is defined; `None` when the item did not deserialize.
     identity: Option<(String, RuleSource)>,
     rule: Option<Rule>,
-    /// The rule's `given` paths, by text, to be numbered when the catalogue is assembled.
-    given: Vec<(String, JsonPath)>,
+    /// The rule's paths by document kind and text, to be numbered when the catalogue is
+    /// assembled.
+    given: Vec<(DocumentKind, String, JsonPath)>,
     problems: Problems,
 }
 
@@ -150,6 +172,7 @@ fn compile_rules<'f>(
     f: &'f ParsedFile,
     versions: &VersionList,
     cx: &CompileCx<'_>,
+    surfaces: &SurfaceMap,
     given_cache: &mut HashMap<String, JsonPath>,
 ) -> Vec<RuleOutcome<'f>> {
     let outcome = |ptr: String, problems: Problems| RuleOutcome {
@@ -188,6 +211,7 @@ fn compile_rules<'f>(
                 problems: &mut problems,
                 versions,
                 cx,
+                surfaces,
             };
             let mut given = Vec::new();
             let rule = rc.rule(def, source.clone(), &mut given, given_cache);
@@ -296,6 +320,7 @@ struct RuleCompiler<'a> {
     problems: &'a mut Problems,
     versions: &'a VersionList,
     cx: &'a CompileCx<'a>,
+    surfaces: &'a SurfaceMap,
 }
 
 /// Compiled once per process: building it for every rule cost more than the rule.
@@ -316,7 +341,7 @@ impl RuleCompiler<'_> {
         &mut self,
         def: RuleDef,
         source: RuleSource,
-        given_paths: &mut Vec<(String, JsonPath)>,
+        given_paths: &mut Vec<(DocumentKind, String, JsonPath)>,
         cache: &mut HashMap<String, JsonPath>,
     ) -> Option<Rule> {
         let before = self.problems.0.len();
@@ -395,6 +420,7 @@ impl RuleCompiler<'_> {
             warns,
             source,
             given: Vec::new(),
+            reads: Vec::new(),
             when,
             checks,
             message: message?,
@@ -444,24 +470,59 @@ impl RuleCompiler<'_> {
         (evaluated, warns)
     }
 
-    /// Compiles the rule's `given` paths into `out`, each text compiled once per `cache`.
+    /// Compiles the paths the rule reads into `out`: its `given` and `given-traffic` paths,
+    /// and with a `subject`, every occurrence of its surface. Each text is compiled once per
+    /// `cache`.
     fn given(
         &mut self,
         def: &RuleDef,
-        out: &mut Vec<(String, JsonPath)>,
+        out: &mut Vec<(DocumentKind, String, JsonPath)>,
         cache: &mut HashMap<String, JsonPath>,
     ) {
+        let mut wanted: Vec<(DocumentKind, String, String)> = Vec::new();
         for (i, text) in def.given.iter().enumerate() {
-            if let Some(p) = cache.get(text) {
-                out.push((text.clone(), p.clone()));
+            wanted.push((DocumentKind::Description, text.clone(), format!("/given/{i}")));
+        }
+        for (i, text) in def.given_traffic.iter().enumerate() {
+            wanted.push((DocumentKind::Traffic, text.clone(), format!("/given-traffic/{i}")));
+        }
+        if let Some(subject) = &def.subject {
+            match (self.surfaces.0.get(&def.surface), surfaces::suffix(subject)) {
+                (None, _) => {
+                    let known: Vec<&str> = self.surfaces.0.keys().map(String::as_str).collect();
+                    self.problem(
+                        "/surface",
+                        format!(
+                            "a rule with a `subject` targets its surface, and there is no surface `{}`; the surface map has {}",
+                            def.surface,
+                            known.join(", ")
+                        ),
+                    );
+                }
+                (Some(_), Err(e)) => self.problem("/subject", e),
+                (Some(surface), Ok(suffix)) => {
+                    for (kind, occurrence) in &surface.occurrences {
+                        wanted.push((*kind, format!("{occurrence}{suffix}"), "/subject".into()));
+                    }
+                }
+            }
+        } else if def.given.is_empty() && def.given_traffic.is_empty() {
+            self.problem(
+                "",
+                "a rule reads `given` paths, `given-traffic` paths, or its surface (with `subject`)",
+            );
+        }
+        for (kind, text, at) in wanted {
+            if let Some(p) = cache.get(&text) {
+                out.push((kind, text.clone(), p.clone()));
                 continue;
             }
-            match JsonPath::compile(text) {
+            match JsonPath::compile(&text) {
                 Ok(p) => {
                     cache.insert(text.clone(), p.clone());
-                    out.push((text.clone(), p));
+                    out.push((kind, text, p));
                 }
-                Err(e) => self.problem(&format!("/given/{i}"), e.to_string()),
+                Err(e) => self.problem(&at, e.to_string()),
             }
         }
     }

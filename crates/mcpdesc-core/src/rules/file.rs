@@ -14,9 +14,130 @@ pub struct RuleFile {
     /// The catalogue description: exactly one file of a rules directory carries it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catalogue: Option<CatalogueDef>,
+    /// Surfaces this file defines: where each MCP surface occurs in every document kind.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub surfaces: BTreeMap<String, SurfaceDef>,
     /// The rules this file defines.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<RuleDef>,
+}
+
+/// One MCP surface (a request's params, a result, a notification, an error, or an object
+/// inside one) and every place it occurs: in descriptions and in traffic. A rule with a
+/// `subject` is evaluated at every occurrence of its `surface`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SurfaceDef {
+    /// What the surface is, in one sentence.
+    pub summary: String,
+    /// JSONPaths of its occurrences in MCP Description documents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub description: Vec<String>,
+    /// Its occurrences in traffic captures: message selectors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traffic: Vec<WireSelector>,
+}
+
+/// Messages of a capture, and where in each the surface is.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct WireSelector {
+    /// The kind of message.
+    pub kind: MessageKind,
+    /// Its method; for a result or an error, the method of the request it answers. A list
+    /// selects any of them; absent selects every method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<OneOrMany>,
+    /// Its direction; absent selects both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<Direction>,
+    /// Relative path from the message to the surface: `@` (the message itself, the default),
+    /// `@.params`, `@.result.items[*]`, or a member name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+/// A JSON-RPC message kind, as the traffic model classifies messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum MessageKind {
+    Request,
+    Notification,
+    Result,
+    Error,
+}
+
+impl MessageKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageKind::Request => "request",
+            MessageKind::Notification => "notification",
+            MessageKind::Result => "result",
+            MessageKind::Error => "error",
+        }
+    }
+}
+
+/// Which way a message went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum Direction {
+    /// Client to server.
+    #[serde(rename = "c2s")]
+    ClientToServer,
+    /// Server to client.
+    #[serde(rename = "s2c")]
+    ServerToClient,
+}
+
+impl Direction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "c2s",
+            Direction::ServerToClient => "s2c",
+        }
+    }
+}
+
+/// One string or a list of them.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub fn items(&self) -> Vec<&str> {
+        match self {
+            OneOrMany::One(s) => vec![s.as_str()],
+            OneOrMany::Many(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// How traffic captures say which protocol version each message is in.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TrafficDef {
+    /// Relative path, in a request or notification, of the protocol version it declares for
+    /// itself. A response is in the version of the request it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_version: Option<String>,
+    /// The handshake that negotiates a version for the messages after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<HandshakeDef>,
+}
+
+/// A request/response pair that fixes the protocol version of the messages that follow.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HandshakeDef {
+    /// The request's method.
+    pub method: String,
+    /// Relative path, in the request message, of the version the client asks for.
+    pub requested: String,
+    /// Relative path, in the response message, of the version agreed.
+    pub negotiated: String,
 }
 
 /// What the documents look like, independent of any one rule.
@@ -44,6 +165,9 @@ pub struct CatalogueDef {
     /// In-document references the engine replaces by their targets before any rule runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub references: Option<ReferencesDef>,
+    /// How the protocol version of each message of a traffic capture is found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<TrafficDef>,
 }
 
 /// In-document references: objects whose only member is `member`, holding a local pointer
@@ -120,8 +244,17 @@ pub struct RuleDef {
     #[serde(default)]
     pub reference_codes: Vec<String>,
     pub examples: Examples,
-    /// JSONPaths of the nodes the rule inspects.
+    /// JSONPaths of the nodes the rule inspects in MCP Description documents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub given: Vec<String>,
+    /// JSONPaths of the nodes the rule inspects in traffic captures (over the traffic model:
+    /// `$.messages[*]`, each with `kind`, `method`, `dir`, `msg`, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub given_traffic: Vec<String>,
+    /// Makes the rule target its `surface`: a relative path from each occurrence of the
+    /// surface, in every document kind, to the node inspected (`@` for the surface itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
     /// Only nodes for which this holds are inspected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<ConditionDef>,

@@ -6,6 +6,7 @@ pub(crate) mod embedded;
 pub mod file;
 mod load;
 pub mod schema;
+pub mod surfaces;
 
 use std::path::PathBuf;
 
@@ -32,6 +33,14 @@ pub struct Catalogue {
     pub(crate) references: Option<ReferenceConfig>,
     /// Every distinct `given` path, evaluated once per document.
     pub(crate) paths: Vec<JsonPath>,
+    /// The document kind each of `paths` reads.
+    pub(crate) path_kinds: Vec<crate::DocumentKind>,
+    /// Where each MCP surface occurs in each document kind.
+    pub surfaces: surfaces::SurfaceMap,
+    /// How the messages of a traffic capture are dated.
+    pub(crate) traffic: crate::traffic::TrafficConfig,
+    /// The scope model of traffic captures.
+    pub(crate) traffic_scope: ScopeConfig,
     pub rules: Vec<Rule>,
     /// Where the rules were read from (`None` for the embedded catalogue).
     pub dir: Option<PathBuf>,
@@ -76,6 +85,8 @@ pub struct Rule {
     pub warns: VersionSet,
     pub source: RuleSource,
     pub(crate) given: Vec<usize>,
+    /// The document kinds the rule reads, with the paths it reads in each (for display).
+    pub reads: Vec<(crate::DocumentKind, String)>,
     pub(crate) when: Option<Condition>,
     pub(crate) checks: Vec<CompiledCheck>,
     pub(crate) message: Template,

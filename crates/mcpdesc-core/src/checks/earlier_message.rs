@@ -1,0 +1,383 @@
+//! `earlier-message`: the node's entry of a sequence (a message of a capture) relates to an
+//! earlier entry: one must exist, hold a condition, repeat or mirror some of its values, or
+//! give the schema the node's value must satisfy.
+//!
+//! Design: the entries are the elements of the array at `sequence` (`$.messages` by
+//! default) holding the node. The earlier entry is the nearest one before the node's entry
+//! that meets `among` and whose values at `join.that` equal the node's at `join.this` (both absent is equal); with
+//! `item`, it must also hold an element (at `item.at`) whose `item.key` equals the node's
+//! value at `item.equals`, and that element is the one `validate.schema` is read from. Then,
+//! each a finding of its own: no such entry (unless `if-none: pass`), `expect` failing on it,
+//! `same-keys` pairs whose object members differ, `same-value` pairs that are not equal
+//! (both absent is equal), and `validate` errors of the node's instance against the schema
+//! found. Schemas compile through the evaluation's per-document cache.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::json_schema::{build, shorten};
+use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::document::pointer;
+use crate::eval::condition::Condition;
+use crate::eval::context::{excerpt, Compiled, EvalCtx, Finding};
+use crate::path::JsonPath;
+use crate::relpath::RelPath;
+use crate::rules::file::ConditionDef;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Pair {
+    /// Relative path from the node.
+    this: String,
+    /// Relative path from the earlier entry.
+    that: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ItemDef {
+    /// Relative path, from the earlier entry, of the elements searched.
+    at: String,
+    /// Relative path, from each element, of its key.
+    key: String,
+    /// Relative path, from the node, of the key wanted.
+    equals: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ValidateDef {
+    /// Relative path, from the node, of the instance (skipped when absent).
+    instance: String,
+    /// Relative path, from the element found by `item` (or the earlier entry), of the schema.
+    schema: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum IfNone {
+    /// No earlier entry is a finding.
+    #[default]
+    Report,
+    /// No earlier entry: nothing to judge.
+    Pass,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Options {
+    /// Condition on an earlier entry (its relative paths start at the entry).
+    among: ConditionDef,
+    /// Values the earlier entry shares with the node.
+    #[serde(default)]
+    join: Vec<Pair>,
+    /// Singular JSONPath of the array of entries (default `$.messages`).
+    #[serde(default)]
+    sequence: Option<String>,
+    /// What no earlier entry means (default `report`).
+    #[serde(default)]
+    if_none: IfNone,
+    /// Condition the earlier entry found must meet.
+    #[serde(default)]
+    expect: Option<ConditionDef>,
+    /// Objects whose member names must be the same.
+    #[serde(default)]
+    same_keys: Vec<Pair>,
+    /// Values that must be equal.
+    #[serde(default)]
+    same_value: Vec<Pair>,
+    /// An element of the earlier entry matched by key.
+    #[serde(default)]
+    item: Option<ItemDef>,
+    /// The node's instance against a schema of the earlier entry.
+    #[serde(default)]
+    validate: Option<ValidateDef>,
+}
+
+#[derive(Debug)]
+struct CPair {
+    this: RelPath,
+    that: RelPath,
+}
+
+#[derive(Debug)]
+struct CItem {
+    at: RelPath,
+    key: RelPath,
+    equals: RelPath,
+}
+
+#[derive(Debug)]
+struct EarlierMessage {
+    sequence: Vec<String>,
+    among: Condition,
+    join: Vec<CPair>,
+    if_none: IfNone,
+    expect: Option<Condition>,
+    same_keys: Vec<CPair>,
+    same_value: Vec<CPair>,
+    item: Option<CItem>,
+    validate: Option<(RelPath, RelPath)>,
+    version_sensitive: bool,
+}
+
+fn pairs(field: &str, list: &[Pair]) -> Result<Vec<CPair>, OptionError> {
+    list.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            Ok(CPair {
+                this: relpath(&format!("{field}/{i}/this"), &p.this)?,
+                that: relpath(&format!("{field}/{i}/that"), &p.that)?,
+            })
+        })
+        .collect()
+}
+
+fn condition(field: &str, def: &ConditionDef, cx: &CompileCx<'_>) -> Result<Condition, OptionError> {
+    Condition::compile(def, cx)
+        .map_err(|e| OptionError::at(format!("/{field}{}", e.pointer), e.message))
+}
+
+fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>, OptionError> {
+    let o = options::<Options>(m)?;
+    let text = o.sequence.as_deref().unwrap_or("$.messages");
+    let sequence = JsonPath::compile(text)
+        .ok()
+        .and_then(|p| p.singular_tokens().map(<[String]>::to_vec))
+        .ok_or_else(|| OptionError::at("/sequence", format!("`{text}` is not a singular JSONPath")))?;
+    let among = condition("among", &o.among, cx)?;
+    let expect = o
+        .expect
+        .as_ref()
+        .map(|e| condition("expect", e, cx))
+        .transpose()?;
+    let version_sensitive =
+        among.uses_version() || expect.as_ref().is_some_and(Condition::uses_version);
+    Ok(Box::new(EarlierMessage {
+        sequence,
+        among,
+        join: pairs("join", &o.join)?,
+        if_none: o.if_none,
+        expect,
+        same_keys: pairs("same-keys", &o.same_keys)?,
+        same_value: pairs("same-value", &o.same_value)?,
+        item: o
+            .item
+            .as_ref()
+            .map(|i| {
+                Ok::<_, OptionError>(CItem {
+                    at: relpath("item/at", &i.at)?,
+                    key: relpath("item/key", &i.key)?,
+                    equals: relpath("item/equals", &i.equals)?,
+                })
+            })
+            .transpose()?,
+        validate: o
+            .validate
+            .as_ref()
+            .map(|v| {
+                Ok::<_, OptionError>((
+                    relpath("validate/instance", &v.instance)?,
+                    relpath("validate/schema", &v.schema)?,
+                ))
+            })
+            .transpose()?,
+        version_sensitive,
+    }))
+}
+
+pub(super) const SPEC: CheckSpec = CheckSpec {
+    name: "earlier-message",
+    summary: "The node's entry of the `sequence` array (default `$.messages`) has an earlier \
+              entry meeting `among` and `join` (and holding a matching `item`); findings: none \
+              found (unless `if-none: pass`), `expect` failing on it, `same-keys` or \
+              `same-value` pairs that differ, and `validate` errors of the node's instance \
+              against a schema of the entry.",
+    params: &["problem", "expected", "actual", "error", "earlier"],
+    compile,
+    schema: schema_of::<Options>,
+};
+
+/// The pointer of the entry holding `ptr` in the array at `sequence`, and its index.
+fn entry_of(sequence: &[String], ptr: &str) -> Option<(String, usize)> {
+    let mut base = String::new();
+    for t in sequence {
+        pointer::push_token(&mut base, t);
+    }
+    let rest = ptr.strip_prefix(&base)?.strip_prefix('/')?;
+    let index: usize = rest.split('/').next()?.parse().ok()?;
+    Some((format!("{base}/{index}"), index))
+}
+
+fn first<'a>(path: &RelPath, root: &'a Value, at: &str) -> Option<(String, &'a Value)> {
+    path.select(root, at)
+        .into_iter()
+        .next()
+        .map(|h| (h.pointer, h.value))
+}
+
+fn keys(v: Option<&Value>) -> Vec<String> {
+    let mut k: Vec<String> = v
+        .and_then(Value::as_object)
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    k.sort();
+    k
+}
+
+impl EarlierMessage {
+    /// The earlier entry (pointer) and, with `item`, the element found in it.
+    fn find(&self, node: Node<'_>, cx: &EvalCtx<'_>, index: usize) -> Option<(String, Option<String>)> {
+        let wanted: Vec<Option<Value>> = self
+            .join
+            .iter()
+            .map(|p| first(&p.this, cx.root, node.pointer).map(|(_, v)| v.clone()))
+            .collect();
+        let item_key = self
+            .item
+            .as_ref()
+            .map(|i| first(&i.equals, cx.root, node.pointer).map(|(_, v)| v.clone()));
+        let mut base = String::new();
+        for t in &self.sequence {
+            pointer::push_token(&mut base, t);
+        }
+        for i in (0..index).rev() {
+            let ptr = format!("{base}/{i}");
+            let Some(entry) = cx.root.pointer(&ptr) else {
+                continue;
+            };
+            if !self.among.holds_at(&ptr, entry, cx) {
+                continue;
+            }
+            let joined = self.join.iter().zip(&wanted).all(|(p, want)| {
+                let have = first(&p.that, cx.root, &ptr).map(|(_, v)| v);
+                match (want, have) {
+                    (Some(w), Some(h)) => w == h,
+                    (None, None) => true,
+                    _ => false,
+                }
+            });
+            if !joined {
+                continue;
+            }
+            let Some(item) = &self.item else {
+                return Some((ptr, None));
+            };
+            let Some(Some(key)) = &item_key else {
+                return None;
+            };
+            let found = item.at.select(cx.root, &ptr).into_iter().find(|h| {
+                item.key
+                    .values_from(cx.root, &h.pointer, h.value)
+                    .first()
+                    .is_some_and(|k| *k == key)
+            });
+            if let Some(h) = found {
+                return Some((ptr, Some(h.pointer)));
+            }
+        }
+        None
+    }
+}
+
+impl Check for EarlierMessage {
+    fn version_sensitive(&self) -> bool {
+        self.version_sensitive
+    }
+
+    fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
+        let Some((_, index)) = entry_of(&self.sequence, node.pointer) else {
+            return;
+        };
+        let Some((earlier, item)) = self.find(node, cx, index) else {
+            if self.if_none == IfNone::Report {
+                out.push(Finding::new(node.pointer).with("problem", "none"));
+            }
+            return;
+        };
+        let line = cx
+            .root
+            .pointer(&format!("{earlier}/line"))
+            .map_or_else(|| earlier.clone(), ToString::to_string);
+        let found = |problem: &'static str, at: &str| {
+            Finding::new(at)
+                .with("problem", problem)
+                .with("earlier", line.clone())
+        };
+        if let Some(expect) = &self.expect {
+            if let Some(entry) = cx.root.pointer(&earlier) {
+                if !expect.holds_at(&earlier, entry, cx) {
+                    out.push(found("expect", node.pointer));
+                }
+            }
+        }
+        for p in &self.same_keys {
+            let this = first(&p.this, cx.root, node.pointer);
+            let that = first(&p.that, cx.root, &earlier);
+            let (a, e) = (keys(this.as_ref().map(|t| t.1)), keys(that.as_ref().map(|t| t.1)));
+            if a != e {
+                let at = this.map_or_else(|| node.pointer.to_owned(), |t| t.0);
+                out.push(
+                    found("same-keys", &at)
+                        .with("expected", e.join(", "))
+                        .with("actual", a.join(", ")),
+                );
+            }
+        }
+        for p in &self.same_value {
+            let this = first(&p.this, cx.root, node.pointer);
+            let that = first(&p.that, cx.root, &earlier);
+            let (a, e) = (this.as_ref().map(|t| t.1), that.as_ref().map(|t| t.1));
+            if a != e {
+                let at = this.as_ref().map_or_else(|| node.pointer.to_owned(), |t| t.0.clone());
+                let show = |v: Option<&Value>| v.map_or_else(|| "nothing".to_owned(), excerpt);
+                out.push(
+                    found("same-value", &at)
+                        .with("expected", show(e))
+                        .with("actual", show(a)),
+                );
+            }
+        }
+        if let Some((instance, schema)) = &self.validate {
+            let Some((ipointer, ivalue)) = first(instance, cx.root, node.pointer) else {
+                return;
+            };
+            let from = item.as_deref().unwrap_or(&earlier);
+            let Some((spointer, svalue)) = first(schema, cx.root, from) else {
+                return;
+            };
+            let draft = match svalue.get("$schema").and_then(Value::as_str) {
+                Some(s) if s.contains("draft-07") => jsonschema::Draft::Draft7,
+                _ => jsonschema::Draft::Draft202012,
+            };
+            let Compiled::Valid(validator) = cx.cache.compile_at(&spointer, svalue, |s| build(s, draft))
+            else {
+                return;
+            };
+            for error in validator.iter_errors(ivalue) {
+                out.push(
+                    found("validate", &format!("{ipointer}{}", error.instance_path()))
+                        .with("error", shorten(&error.to_string())),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_found_from_pointers_below_them() {
+        let seq = vec!["messages".to_owned()];
+        assert_eq!(
+            entry_of(&seq, "/messages/12/msg/params"),
+            Some(("/messages/12".to_owned(), 12))
+        );
+        assert_eq!(entry_of(&seq, "/messages/3"), Some(("/messages/3".to_owned(), 3)));
+        assert_eq!(entry_of(&seq, "/other/3"), None);
+        assert_eq!(entry_of(&seq, "/messagesX/3"), None);
+    }
+}

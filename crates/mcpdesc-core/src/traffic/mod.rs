@@ -1,0 +1,108 @@
+//! The traffic document kind: a capture of JSON-RPC messages, annotated so that rules can
+//! select messages by kind, method and direction and judge each in its protocol version.
+//!
+//! The document crate reads the framing (`Format::Capture`): `{"messages": [{"line", "dir",
+//! "msg"} | {"line", "framing", ...}]}`. [`annotate`] then adds to every entry what only the
+//! sequence tells:
+//!
+//! | member | for | value |
+//! |---|---|---|
+//! | `kind` | every entry | `request`, `notification`, `result`, `error`, `framing` or `unknown` |
+//! | `method` | requests, notifications, and responses answering a known request | the method |
+//! | `dir` | responses whose request's direction is known | the reverse of the request's |
+//! | `protocolVersions` | every message | the one version it is in, or `[]` when unknown |
+//! | `request` | responses | a copy of the request they answer |
+//! | `answered` | requests | whether a response to it follows in the capture |
+//! | `idInFlight` | requests | `true` when an earlier request of the same direction with the same id is still unanswered |
+//!
+//! JSON-RPC 2.0 is the only protocol known here; which member holds a message's protocol
+//! version, and which handshake negotiates one, come from the catalogue's `traffic` section.
+
+mod annotate;
+
+pub use annotate::annotate;
+
+use crate::path::JsonPath;
+use crate::relpath::RelPath;
+use crate::rules::file::TrafficDef;
+
+use crate::eval::scope::ScopeConfig;
+
+/// The kinds of document the engine validates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DocumentKind {
+    /// An MCP Description document (JSON or YAML).
+    Description,
+    /// A capture of MCP JSON-RPC traffic.
+    Traffic,
+}
+
+impl DocumentKind {
+    pub fn of(format: crate::document::Format) -> DocumentKind {
+        match format {
+            crate::document::Format::Capture => DocumentKind::Traffic,
+            _ => DocumentKind::Description,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocumentKind::Description => "description",
+            DocumentKind::Traffic => "traffic",
+        }
+    }
+}
+
+/// The member of a traffic entry listing the protocol version it is in (the scope model of
+/// the traffic kind: each entry is a declaration).
+pub const SCOPE_MEMBER: &str = "protocolVersions";
+
+/// The compiled `traffic` section of the catalogue.
+#[derive(Debug, Clone, Default)]
+pub struct TrafficConfig {
+    pub message_version: Option<RelPath>,
+    pub handshake: Option<Handshake>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Handshake {
+    pub method: String,
+    pub requested: RelPath,
+    pub negotiated: RelPath,
+}
+
+impl TrafficConfig {
+    /// Compiles the section; errors name the member (a JSON Pointer below `traffic`).
+    pub fn compile(def: &TrafficDef) -> Result<TrafficConfig, (String, String)> {
+        let rel = |text: &str, at: &str| {
+            RelPath::compile(text).map_err(|e| (at.to_owned(), e.to_string()))
+        };
+        Ok(TrafficConfig {
+            message_version: def
+                .message_version
+                .as_deref()
+                .map(|t| rel(t, "/message-version"))
+                .transpose()?,
+            handshake: def
+                .handshake
+                .as_ref()
+                .map(|h| {
+                    Ok::<_, (String, String)>(Handshake {
+                        method: h.method.clone(),
+                        requested: rel(&h.requested, "/handshake/requested")?,
+                        negotiated: rel(&h.negotiated, "/handshake/negotiated")?,
+                    })
+                })
+                .transpose()?,
+        })
+    }
+}
+
+/// The scope model of traffic documents: every entry declares its own version.
+pub fn scope_config() -> ScopeConfig {
+    ScopeConfig {
+        root: JsonPath::compile(&format!("$.{SCOPE_MEMBER}")).expect("valid"),
+        member: SCOPE_MEMBER.to_owned(),
+        declarations: vec![JsonPath::compile("$.messages[*]").expect("valid")],
+    }
+}
