@@ -213,13 +213,26 @@ async function main() {
   }
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: ROOTS }));
 
+  // The server's get-env tool returns its whole environment, so it must run
+  // with a fixed one. StdioClientTransport always adds HOME, PATH, SHELL, ...
+  // of the recording machine to `env`; `env -i` starts the tap (and so the
+  // server) from an empty environment instead, which is why every command
+  // here is an absolute path. GZIP_ALLOWED_DOMAINS keeps gzip-file-as-resource
+  // from fetching anything but data: URIs.
   const transport = new StdioClientTransport({
-    command: opt.python,
-    args: [opt.tap, opt.capture, "--", process.execPath, opt.server, "stdio"],
-    // A fixed, minimal environment: the server's get-env tool returns its
-    // whole environment, which must not leak the recording machine's.
-    // GZIP_ALLOWED_DOMAINS pins gzip-file-as-resource to data: URIs.
-    env: { LANG: "C.UTF-8", GZIP_ALLOWED_DOMAINS: "localhost.invalid" },
+    command: "/usr/bin/env",
+    args: [
+      "-i",
+      "LANG=C.UTF-8",
+      "GZIP_ALLOWED_DOMAINS=localhost.invalid",
+      opt.python,
+      opt.tap,
+      opt.capture,
+      "--",
+      process.execPath,
+      opt.server,
+      "stdio",
+    ],
     stderr: "inherit",
   });
 

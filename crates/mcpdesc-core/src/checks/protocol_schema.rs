@@ -2,9 +2,9 @@
 //! protocol's own JSON Schema gives for it, in the schema of the version being evaluated.
 //!
 //! Design: the definition is looked up by a key built from the node's context (for traffic,
-//! the entry's `kind` and `method`, and a result's `resultType`): the values at `key`, joined by
-//! spaces, with the longest key that has an entry in `definitions` winning, so `result
-//! tools/call input_required` can refine `result tools/call`. An entry may list alternatives
+//! the entry's `kind` and `method`, and a result's `resultType`): the parts of `key`, joined
+//! by spaces, with the longest prefix that has an entry in `definitions` winning, so
+//! `tools/call input_required` can refine `tools/call`. An entry may list alternatives
 //! (`JSONRPCError|JSONRPCErrorResponse`): the first the version's schema defines is used.
 //! When the version's schema defines none of them, the message does not exist in that
 //! version, which is itself a finding. Schema files are parsed, and each (version,
@@ -31,15 +31,36 @@ struct Options {
     /// The protocol schema of each version (a JSON file of the rules directory); versions
     /// without one are not checked.
     schema_files: BTreeMap<String, String>,
-    /// Relative paths whose string values, joined by single spaces, form the lookup key.
-    key: Vec<String>,
+    /// The parts of the lookup key, joined by single spaces: a relative path whose string
+    /// value is the part, or `{path, as}` whose part is `as` when `path` selects anything.
+    /// Parts whose path selects nothing are left out.
+    key: Vec<KeyPart>,
     /// Lookup key → definition name, or alternatives `A|B`.
     definitions: BTreeMap<String, String>,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum KeyPart {
+    Value(String),
+    Present {
+        /// Relative path tested for presence.
+        path: String,
+        /// The part when it selects something.
+        #[serde(rename = "as")]
+        name: String,
+    },
+}
+
+#[derive(Debug)]
+enum Part {
+    Value(RelPath),
+    Present(RelPath, String),
+}
+
 #[derive(Debug)]
 struct ProtocolSchema {
-    key: Vec<RelPath>,
+    key: Vec<Part>,
     definitions: HashMap<String, Vec<String>>,
     /// By version index: the schema file's text and, once parsed, its value.
     files: Vec<Option<SchemaFile>>,
@@ -72,7 +93,12 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
         .key
         .iter()
         .enumerate()
-        .map(|(i, k)| relpath(&format!("key/{i}"), k))
+        .map(|(i, k)| match k {
+            KeyPart::Value(p) => relpath(&format!("key/{i}"), p).map(Part::Value),
+            KeyPart::Present { path, name } => {
+                relpath(&format!("key/{i}/path"), path).map(|p| Part::Present(p, name.clone()))
+            }
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if key.is_empty() {
         return Err(OptionError::at("/key", "`key` names at least one path"));
@@ -199,9 +225,19 @@ impl ProtocolSchema {
     fn lookup(&self, node: Node<'_>, cx: &EvalCtx<'_>) -> Option<(String, &[String])> {
         let mut parts: Vec<String> = Vec::new();
         for k in &self.key {
-            match k.values_from(cx.root, node.pointer, node.value).first() {
-                Some(Value::String(s)) => parts.push(s.clone()),
-                _ => break,
+            match k {
+                Part::Value(p) => {
+                    if let Some(Value::String(s)) =
+                        p.values_from(cx.root, node.pointer, node.value).first()
+                    {
+                        parts.push(s.clone());
+                    }
+                }
+                Part::Present(p, name) => {
+                    if !p.values_from(cx.root, node.pointer, node.value).is_empty() {
+                        parts.push(name.clone());
+                    }
+                }
             }
         }
         while !parts.is_empty() {
