@@ -46,9 +46,14 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The node an example points at, read as the engine reads the fixture (a capture is the
+/// document of its messages).
 fn selected_json(fixture: &Path, pointer: &str) -> String {
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
-    serde_json::to_string_pretty(doc.pointer(pointer).unwrap()).unwrap()
+    use mcpdesc_core::{Document, Format, Limits};
+    let bytes = std::fs::read(fixture).unwrap();
+    let format = Format::from_path(&fixture.to_string_lossy());
+    let doc = Document::parse(&bytes, format, &Limits::default()).unwrap();
+    serde_json::to_string_pretty(doc.value().pointer(pointer).unwrap()).unwrap()
 }
 
 #[test]

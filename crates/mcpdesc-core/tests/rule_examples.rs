@@ -83,9 +83,7 @@ fn registry_is_well_formed() {
         );
         for s in &d.required_by.sections {
             assert!(
-                s.split('.').all(|p| !p.is_empty()
-                    && p.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '(' || c == ')')),
+                mcpdesc_core::corpus::registry::is_section_ref(s),
                 "{}: malformed section `{s}`",
                 rule.id()
             );

@@ -17,7 +17,7 @@
 use serde_json::{Map, Value};
 
 use super::spans::NodeId;
-use super::{json, LoadError, LoadErrorKind, Limits, Position, SpanTree, SpanTreeBuilder};
+use super::{json, Limits, LoadError, LoadErrorKind, Position, SpanTree, SpanTreeBuilder};
 
 /// Framing problem codes, as the `framing` member of an entry spells them.
 pub const FRAMING_CODES: &[&str] = &["not-json", "embedded-newline", "not-an-object"];
@@ -167,9 +167,9 @@ impl Builder<'_> {
 
     /// A line that parsed: a record with `dir` and `msg` (or `raw`), or a bare message.
     fn record(&mut self, value: Value, spans: SpanTree, number: u32) -> Result<(), LoadError> {
-        let is_record = value
-            .as_object()
-            .is_some_and(|o| (o.contains_key("msg") || o.contains_key("raw")) && !o.contains_key("jsonrpc"));
+        let is_record = value.as_object().is_some_and(|o| {
+            (o.contains_key("msg") || o.contains_key("raw")) && !o.contains_key("jsonrpc")
+        });
         if !is_record {
             return self.message(
                 Parsed {

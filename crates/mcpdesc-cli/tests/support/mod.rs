@@ -76,7 +76,9 @@ pub fn documents(dir: &Path) -> Vec<PathBuf> {
             if p.is_dir() {
                 stack.push(p);
             } else if !name.ends_with(".expected.yaml")
-                && [".json", ".yaml", ".yml"].iter().any(|e| name.ends_with(e))
+                && [".json", ".yaml", ".yml", ".ndjson", ".jsonl"]
+                    .iter()
+                    .any(|e| name.ends_with(e))
             {
                 out.push(p);
             }

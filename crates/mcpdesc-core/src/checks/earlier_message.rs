@@ -134,7 +134,11 @@ fn pairs(field: &str, list: &[Pair]) -> Result<Vec<CPair>, OptionError> {
         .collect()
 }
 
-fn condition(field: &str, def: &ConditionDef, cx: &CompileCx<'_>) -> Result<Condition, OptionError> {
+fn condition(
+    field: &str,
+    def: &ConditionDef,
+    cx: &CompileCx<'_>,
+) -> Result<Condition, OptionError> {
     Condition::compile(def, cx)
         .map_err(|e| OptionError::at(format!("/{field}{}", e.pointer), e.message))
 }
@@ -145,7 +149,9 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
     let sequence = JsonPath::compile(text)
         .ok()
         .and_then(|p| p.singular_tokens().map(<[String]>::to_vec))
-        .ok_or_else(|| OptionError::at("/sequence", format!("`{text}` is not a singular JSONPath")))?;
+        .ok_or_else(|| {
+            OptionError::at("/sequence", format!("`{text}` is not a singular JSONPath"))
+        })?;
     let among = condition("among", &o.among, cx)?;
     let expect = o
         .expect
@@ -228,7 +234,12 @@ fn keys(v: Option<&Value>) -> Vec<String> {
 
 impl EarlierMessage {
     /// The earlier entry (pointer) and, with `item`, the element found in it.
-    fn find(&self, node: Node<'_>, cx: &EvalCtx<'_>, index: usize) -> Option<(String, Option<String>)> {
+    fn find(
+        &self,
+        node: Node<'_>,
+        cx: &EvalCtx<'_>,
+        index: usize,
+    ) -> Option<(String, Option<String>)> {
         let wanted: Vec<Option<Value>> = self
             .join
             .iter()
@@ -315,7 +326,10 @@ impl Check for EarlierMessage {
         for p in &self.same_keys {
             let this = first(&p.this, cx.root, node.pointer);
             let that = first(&p.that, cx.root, &earlier);
-            let (a, e) = (keys(this.as_ref().map(|t| t.1)), keys(that.as_ref().map(|t| t.1)));
+            let (a, e) = (
+                keys(this.as_ref().map(|t| t.1)),
+                keys(that.as_ref().map(|t| t.1)),
+            );
             if a != e {
                 let at = this.map_or_else(|| node.pointer.to_owned(), |t| t.0);
                 out.push(
@@ -330,7 +344,9 @@ impl Check for EarlierMessage {
             let that = first(&p.that, cx.root, &earlier);
             let (a, e) = (this.as_ref().map(|t| t.1), that.as_ref().map(|t| t.1));
             if a != e {
-                let at = this.as_ref().map_or_else(|| node.pointer.to_owned(), |t| t.0.clone());
+                let at = this
+                    .as_ref()
+                    .map_or_else(|| node.pointer.to_owned(), |t| t.0.clone());
                 let show = |v: Option<&Value>| v.map_or_else(|| "nothing".to_owned(), excerpt);
                 out.push(
                     found("same-value", &at)
@@ -351,7 +367,8 @@ impl Check for EarlierMessage {
                 Some(s) if s.contains("draft-07") => jsonschema::Draft::Draft7,
                 _ => jsonschema::Draft::Draft202012,
             };
-            let Compiled::Valid(validator) = cx.cache.compile_at(&spointer, svalue, |s| build(s, draft))
+            let Compiled::Valid(validator) =
+                cx.cache.compile_at(&spointer, svalue, |s| build(s, draft))
             else {
                 return;
             };
@@ -376,7 +393,10 @@ mod tests {
             entry_of(&seq, "/messages/12/msg/params"),
             Some(("/messages/12".to_owned(), 12))
         );
-        assert_eq!(entry_of(&seq, "/messages/3"), Some(("/messages/3".to_owned(), 3)));
+        assert_eq!(
+            entry_of(&seq, "/messages/3"),
+            Some(("/messages/3".to_owned(), 3))
+        );
         assert_eq!(entry_of(&seq, "/other/3"), None);
         assert_eq!(entry_of(&seq, "/messagesX/3"), None);
     }

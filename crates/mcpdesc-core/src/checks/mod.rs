@@ -6,6 +6,8 @@
 mod base64;
 mod closed;
 mod compare;
+mod earlier_message;
+mod flag;
 mod json_schema;
 mod json_schema_document;
 mod known_names;
@@ -19,8 +21,6 @@ mod non_empty;
 mod pattern;
 mod presence;
 mod protocol_schema;
-mod earlier_message;
-mod flag;
 mod reference;
 mod regexes;
 mod schema_walk;

@@ -58,13 +58,16 @@ enum Part {
     Present(RelPath, String),
 }
 
+/// Validators by (version index, definition); `None` when the version's schema has none.
+type Compiled = HashMap<(usize, String), Option<Arc<Validator>>>;
+
 #[derive(Debug)]
 struct ProtocolSchema {
     key: Vec<Part>,
     definitions: HashMap<String, Vec<String>>,
     /// By version index: the schema file's text and, once parsed, its value.
     files: Vec<Option<SchemaFile>>,
-    compiled: Mutex<HashMap<(usize, String), Option<Arc<Validator>>>>,
+    compiled: Mutex<Compiled>,
 }
 
 #[derive(Debug)]
@@ -78,11 +81,15 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
     let mut files: Vec<Option<SchemaFile>> = (0..cx.versions.len()).map(|_| None).collect();
     for (version, file) in &o.schema_files {
         let at = format!("/schema-files/{version}");
-        let v = cx.versions.parse(version).ok_or_else(|| {
-            OptionError::at(&at, format!("unknown protocol version `{version}`"))
-        })?;
+        let v = cx
+            .versions
+            .parse(version)
+            .ok_or_else(|| OptionError::at(&at, format!("unknown protocol version `{version}`")))?;
         let text = cx.files.get(file).ok_or_else(|| {
-            OptionError::at(&at, format!("no schema file `{file}` in the rules directory"))
+            OptionError::at(
+                &at,
+                format!("no schema file `{file}` in the rules directory"),
+            )
         })?;
         files[v.index()] = Some(SchemaFile {
             text: text.clone(),
@@ -154,7 +161,9 @@ fn reachable<'a>(defs: &'a Map<String, Value>, prefix: &str, start: &str) -> Vec
                 Value::Object(m) => {
                     for (k, child) in m {
                         if k == "$ref" {
-                            if let Some(target) = child.as_str().and_then(|r| r.strip_prefix(prefix)) {
+                            if let Some(target) =
+                                child.as_str().and_then(|r| r.strip_prefix(prefix))
+                            {
                                 if let Some((k, _)) = defs.get_key_value(target) {
                                     stack.push(k.as_str());
                                 }

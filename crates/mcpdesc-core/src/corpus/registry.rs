@@ -209,7 +209,19 @@ mod tests {
             assert!(is_section_ref(ok), "{ok}");
         }
         for bad in [
-            "", "3.", ".2", "§3.2", "3.2.", "03", "AB", "a", "3 .2", "3,2", "(b)", "basic", "/basic",
+            "",
+            "3.",
+            ".2",
+            "§3.2",
+            "3.2.",
+            "03",
+            "AB",
+            "a",
+            "3 .2",
+            "3,2",
+            "(b)",
+            "basic",
+            "/basic",
             "Basic/lifecycle",
         ] {
             assert!(!is_section_ref(bad), "{bad}");

@@ -221,8 +221,8 @@ fn walk(
             readers[gid].push(index);
         }
     }
-    let read = (0..cat.paths.len())
-        .filter(|&gid| !readers[gid].is_empty() && cat.path_kinds[gid] == kind);
+    let read =
+        (0..cat.paths.len()).filter(|&gid| !readers[gid].is_empty() && cat.path_kinds[gid] == kind);
     let (mut visits, mut current) = (0usize, (usize::MAX, false));
     PathSet::new(&cat.paths, read).for_each(base.root, &mut |gid, pointer, value| {
         if let Some(blocks) = blocks {

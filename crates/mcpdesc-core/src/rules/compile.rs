@@ -481,10 +481,18 @@ impl RuleCompiler<'_> {
     ) {
         let mut wanted: Vec<(DocumentKind, String, String)> = Vec::new();
         for (i, text) in def.given.iter().enumerate() {
-            wanted.push((DocumentKind::Description, text.clone(), format!("/given/{i}")));
+            wanted.push((
+                DocumentKind::Description,
+                text.clone(),
+                format!("/given/{i}"),
+            ));
         }
         for (i, text) in def.given_traffic.iter().enumerate() {
-            wanted.push((DocumentKind::Traffic, text.clone(), format!("/given-traffic/{i}")));
+            wanted.push((
+                DocumentKind::Traffic,
+                text.clone(),
+                format!("/given-traffic/{i}"),
+            ));
         }
         if let Some(subject) = &def.subject {
             match (self.surfaces.0.get(&def.surface), surfaces::suffix(subject)) {

@@ -103,13 +103,14 @@ pub(super) fn collect(files: &[ParsedFile], problems: &mut Problems) -> SurfaceM
                     Ok(_) => surface
                         .occurrences
                         .push((DocumentKind::Description, text.clone())),
-                    Err(e) => problems.push_value(f, &format!("{at}/description/{i}"), e.to_string()),
+                    Err(e) => {
+                        problems.push_value(f, &format!("{at}/description/{i}"), e.to_string())
+                    }
                 }
             }
             for (i, sel) in def.traffic.iter().enumerate() {
-                let text = selector_path(sel).and_then(|p| {
-                    JsonPath::compile(&p).map(|_| p).map_err(|e| e.to_string())
-                });
+                let text = selector_path(sel)
+                    .and_then(|p| JsonPath::compile(&p).map(|_| p).map_err(|e| e.to_string()));
                 match text {
                     Ok(p) => surface.occurrences.push((DocumentKind::Traffic, p)),
                     Err(e) => problems.push_value(f, &format!("{at}/traffic/{i}"), e),

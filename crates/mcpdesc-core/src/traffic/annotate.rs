@@ -143,9 +143,9 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
                 let found = pending.get_mut(&key).and_then(|waiting| {
                     // The request went the other way; with no direction known, the latest.
                     let want = dirs[i].as_deref().and_then(reverse);
-                    let at = waiting
-                        .iter()
-                        .rposition(|p| want.is_none() || p.dir.is_none() || p.dir.as_deref() == want)?;
+                    let at = waiting.iter().rposition(|p| {
+                        want.is_none() || p.dir.is_none() || p.dir.as_deref() == want
+                    })?;
                     Some(waiting.remove(at))
                 });
                 match found {
