@@ -65,3 +65,4 @@ done
 echo "== writing PROVENANCE.md"
 "$py" write-provenance.py "$out" "$manifest"
 wc -l "$out"/*.ndjson
+"$py" mutate.py  # re-derive spec-fixtures/traffic/expected-invalid/mutations/ from the new captures; then re-bless and review their sidecars

@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 #[allow(dead_code)]
 mod bench_corpus;
 mod bench_report;
+mod bench_traffic;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -25,10 +26,12 @@ fn main() -> ExitCode {
         Some("bench-corpus") => bench_report::bench_corpus_cmd(&args[1..]),
         Some("bench-report") => bench_report::bench_report_cmd(&args[1..]),
         Some("bench-measure") => bench_report::bench_measure_cmd(&args[1..]),
+        Some("bench-traffic") => bench_traffic_cmd(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask generate [--check]");
             eprintln!("       cargo xtask bench-corpus [--out DIR] [--seed N]");
             eprintln!("       cargo xtask bench-report [--skip-criterion]");
+            eprintln!("       cargo xtask bench-traffic [--out FILE]");
             return ExitCode::from(2);
         }
     };
@@ -39,6 +42,22 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `cargo xtask bench-traffic [--out FILE]`: writes the traffic benchmark capture.
+fn bench_traffic_cmd(args: &[String]) -> Result<()> {
+    let out = args
+        .iter()
+        .position(|a| a == "--out")
+        .and_then(|i| args.get(i + 1))
+        .map_or_else(|| workspace().join("target/bench-corpus/traffic.ndjson"), PathBuf::from);
+    let text = bench_traffic::capture(&workspace()).context("reading the real captures")?;
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;
+    println!("{} messages, {} bytes  {}", text.lines().count(), text.len(), out.display());
+    Ok(())
 }
 
 /// Writes (or checks) `docs/rule-file.schema.json` and the check reference of

@@ -27,6 +27,10 @@ mod bench_corpus;
 
 use bench_corpus::Size;
 
+#[allow(dead_code)]
+#[path = "../../../xtask/src/bench_traffic.rs"]
+mod bench_traffic;
+
 fn corpus_dir() -> PathBuf {
     match std::env::var_os("MCPDESC_BENCH_CORPUS") {
         Some(dir) => PathBuf::from(dir),
@@ -199,5 +203,41 @@ fn validate_all(engine: &Engine, docs: &[String], threads: usize) -> usize {
     })
 }
 
-criterion_group!(benches, catalogue, documents, batch);
+/// A capture of at least 10,000 messages (the real captures repeated with fresh ids):
+/// `traffic/serde_json` parses each line with `serde_json` alone, `traffic/validate` reads,
+/// annotates and validates the whole capture on one thread.
+fn traffic(c: &mut Criterion) {
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = bench_traffic::capture(&workspace).expect("the real captures");
+    let messages = text.lines().count() as u64;
+    assert!(messages >= bench_traffic::MESSAGES as u64, "only {messages} messages");
+    let engine = engine();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a thread pool");
+    let mut group = c.benchmark_group("traffic");
+    configure(&mut group);
+    group.throughput(Throughput::Elements(messages));
+    group.bench_function("serde_json", |b| {
+        b.iter(|| {
+            text.lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(black_box(l)).is_ok() as usize)
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("validate", |b| {
+        b.iter(|| {
+            one.install(|| {
+                engine
+                    .validate_bytes(black_box(text.as_bytes()), Format::Capture)
+                    .diagnostics
+                    .len()
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, catalogue, documents, batch, traffic);
 criterion_main!(benches);

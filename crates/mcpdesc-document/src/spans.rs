@@ -92,6 +92,16 @@ impl SpanTreeBuilder {
         node.child_count = children.len() as u32;
     }
 
+    /// A builder with room for `nodes` nodes, for callers that know about how many to expect.
+    pub fn with_capacity(nodes: usize) -> SpanTreeBuilder {
+        SpanTreeBuilder {
+            tree: SpanTree {
+                nodes: Vec::with_capacity(nodes),
+                children: Vec::with_capacity(nodes),
+            },
+        }
+    }
+
     /// Copies every node of `tree` (whose root is node 0) into this tree, `line_offset` lines
     /// further down, and returns the id of the copy of its root. The root's key position is
     /// `key` unless `tree` knows one.

@@ -94,16 +94,17 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
     let mut current: Option<String> = default_version.map(str::to_owned);
     let mut handshakes: Vec<usize> = Vec::new();
 
+    let null = Value::Null;
     for i in 0..entries.len() {
         let kind = kinds[i];
-        let msg = entries[i].get("msg").cloned().unwrap_or(Value::Null);
+        let msg = entries[i].get("msg").unwrap_or(&null);
         match kind {
             Kind::Request | Kind::Notification => {
                 let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
                 let own = config
                     .message_version
                     .as_ref()
-                    .and_then(|p| string_at(p, &msg));
+                    .and_then(|p| string_at(p, msg));
                 let is_handshake = kind == Kind::Request
                     && config
                         .handshake
@@ -113,7 +114,7 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
                     config
                         .handshake
                         .as_ref()
-                        .and_then(|h| string_at(&h.requested, &msg))
+                        .and_then(|h| string_at(&h.requested, msg))
                 } else {
                     None
                 };
@@ -161,7 +162,7 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
                             if let Some(v) = config
                                 .handshake
                                 .as_ref()
-                                .and_then(|h| string_at(&h.negotiated, &msg))
+                                .and_then(|h| string_at(&h.negotiated, msg))
                             {
                                 versions[req.index] = Some(v.clone());
                                 current = Some(v);
