@@ -50,13 +50,21 @@ fn bench_traffic_cmd(args: &[String]) -> Result<()> {
         .iter()
         .position(|a| a == "--out")
         .and_then(|i| args.get(i + 1))
-        .map_or_else(|| workspace().join("target/bench-corpus/traffic.ndjson"), PathBuf::from);
+        .map_or_else(
+            || workspace().join("target/bench-corpus/traffic.ndjson"),
+            PathBuf::from,
+        );
     let text = bench_traffic::capture(&workspace()).context("reading the real captures")?;
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
     std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;
-    println!("{} messages, {} bytes  {}", text.lines().count(), text.len(), out.display());
+    println!(
+        "{} messages, {} bytes  {}",
+        text.lines().count(),
+        text.len(),
+        out.display()
+    );
     Ok(())
 }
 

@@ -210,7 +210,10 @@ fn traffic(c: &mut Criterion) {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let text = bench_traffic::capture(&workspace).expect("the real captures");
     let messages = text.lines().count() as u64;
-    assert!(messages >= bench_traffic::MESSAGES as u64, "only {messages} messages");
+    assert!(
+        messages >= bench_traffic::MESSAGES as u64,
+        "only {messages} messages"
+    );
     let engine = engine();
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)

@@ -233,38 +233,81 @@ fn keys(v: Option<&Value>) -> Vec<String> {
 }
 
 impl EarlierMessage {
-    /// The earlier entry (pointer) and, with `item`, the element found in it.
-    fn find(
-        &self,
-        node: Node<'_>,
-        cx: &EvalCtx<'_>,
-        index: usize,
-    ) -> Option<(String, Option<String>)> {
-        let wanted: Vec<Option<Value>> = self
-            .join
-            .iter()
-            .map(|p| first(&p.this, cx.root, node.pointer).map(|(_, v)| v.clone()))
-            .collect();
-        let item_key = self
-            .item
-            .as_ref()
-            .map(|i| first(&i.equals, cx.root, node.pointer).map(|(_, v)| v.clone()));
+    /// The pointer of the sequence array.
+    fn base(&self) -> String {
         let mut base = String::new();
         for t in &self.sequence {
             pointer::push_token(&mut base, t);
         }
-        for i in (0..index).rev() {
+        base
+    }
+
+    /// The indices of the entries meeting `among`, in order: computed once per document (and
+    /// version, when `among` depends on it), so that finding the entry before a node is a
+    /// binary search instead of a walk back over the whole capture.
+    fn candidates(
+        &self,
+        cx: &EvalCtx<'_>,
+        base: &str,
+        entries: &[Value],
+    ) -> std::sync::Arc<Vec<usize>> {
+        let version = if self.among.uses_version() {
+            cx.version.map_or(u8::MAX, |v| v.index() as u8)
+        } else {
+            u8::MAX
+        };
+        let key = (std::ptr::from_ref(self) as usize, version);
+        cx.cache.memo(key, || {
+            let mut ptr = String::with_capacity(base.len() + 8);
+            entries
+                .iter()
+                .enumerate()
+                .filter(|(i, entry)| {
+                    ptr.clear();
+                    ptr.push_str(base);
+                    ptr.push('/');
+                    ptr.push_str(&i.to_string());
+                    self.among.holds_at(&ptr, entry, cx)
+                })
+                .map(|(i, _)| i)
+                .collect()
+        })
+    }
+
+    /// The earlier entry (pointer and value) and, with `item`, the element found in it.
+    fn find<'a>(
+        &self,
+        node: Node<'_>,
+        cx: &EvalCtx<'a>,
+        index: usize,
+    ) -> Option<(String, &'a Value, Option<String>)> {
+        let base = self.base();
+        let entries = cx.root.pointer(&base)?.as_array()?;
+        let wanted: Vec<Option<&Value>> = self
+            .join
+            .iter()
+            .map(|p| {
+                p.this
+                    .values_from(cx.root, node.pointer, node.value)
+                    .first()
+                    .copied()
+            })
+            .collect();
+        let item_key = self.item.as_ref().map(|i| {
+            i.equals
+                .values_from(cx.root, node.pointer, node.value)
+                .first()
+                .copied()
+        });
+        let candidates = self.candidates(cx, &base, entries);
+        let before = candidates.partition_point(|&i| i < index);
+        for &i in candidates[..before].iter().rev() {
             let ptr = format!("{base}/{i}");
-            let Some(entry) = cx.root.pointer(&ptr) else {
-                continue;
-            };
-            if !self.among.holds_at(&ptr, entry, cx) {
-                continue;
-            }
+            let entry = &entries[i];
             let joined = self.join.iter().zip(&wanted).all(|(p, want)| {
-                let have = first(&p.that, cx.root, &ptr).map(|(_, v)| v);
+                let have = p.that.values_from(cx.root, &ptr, entry).first().copied();
                 match (want, have) {
-                    (Some(w), Some(h)) => w == h,
+                    (Some(w), Some(h)) => *w == h,
                     (None, None) => true,
                     _ => false,
                 }
@@ -273,19 +316,23 @@ impl EarlierMessage {
                 continue;
             }
             let Some(item) = &self.item else {
-                return Some((ptr, None));
+                return Some((ptr, entry, None));
             };
-            let Some(Some(key)) = &item_key else {
+            let Some(Some(key)) = item_key else {
                 return None;
             };
-            let found = item.at.select(cx.root, &ptr).into_iter().find(|h| {
-                item.key
-                    .values_from(cx.root, &h.pointer, h.value)
-                    .first()
-                    .is_some_and(|k| *k == key)
-            });
+            let found = item
+                .at
+                .select_from(cx.root, &ptr, entry)
+                .into_iter()
+                .find(|h| {
+                    item.key
+                        .values_from(cx.root, &h.pointer, h.value)
+                        .first()
+                        .is_some_and(|k| *k == key)
+                });
             if let Some(h) = found {
-                return Some((ptr, Some(h.pointer)));
+                return Some((ptr, entry, Some(h.pointer)));
             }
         }
         None
@@ -301,15 +348,14 @@ impl Check for EarlierMessage {
         let Some((_, index)) = entry_of(&self.sequence, node.pointer) else {
             return;
         };
-        let Some((earlier, item)) = self.find(node, cx, index) else {
+        let Some((earlier, entry, item)) = self.find(node, cx, index) else {
             if self.if_none == IfNone::Report {
                 out.push(Finding::new(node.pointer).with("problem", "none"));
             }
             return;
         };
-        let line = cx
-            .root
-            .pointer(&format!("{earlier}/line"))
+        let line = entry
+            .get("line")
             .map_or_else(|| earlier.clone(), ToString::to_string);
         let found = |problem: &'static str, at: &str| {
             Finding::new(at)
@@ -317,10 +363,8 @@ impl Check for EarlierMessage {
                 .with("earlier", line.clone())
         };
         if let Some(expect) = &self.expect {
-            if let Some(entry) = cx.root.pointer(&earlier) {
-                if !expect.holds_at(&earlier, entry, cx) {
-                    out.push(found("expect", node.pointer));
-                }
+            if !expect.holds_at(&earlier, entry, cx) {
+                out.push(found("expect", node.pointer));
             }
         }
         for p in &self.same_keys {

@@ -87,7 +87,14 @@ pub struct DocCache {
     exceeded: Mutex<Vec<LimitExceeded>>,
     /// Keys the schema texts without writing them: two independently keyed hashes.
     hashers: SchemaHashers,
+    /// Values a check derives from the whole document once and reuses at every node (the
+    /// candidate entries of a sequence, say), by the check's key.
+    memos: Mutex<HashMap<MemoKey, Arc<dyn std::any::Any + Send + Sync>>>,
 }
+
+/// Identifies a memo: the address of the check that made it and the protocol version index
+/// it was made for (`u8::MAX` when it does not depend on one).
+pub type MemoKey = (usize, u8);
 
 /// How many compiled schemas stay in memory. The uses of one schema come close together in the
 /// walk (a tool's schema, then its examples), and keeping every validator of a large document
@@ -266,6 +273,23 @@ impl DocCache {
     fn new_past_limit(&self, key: SchemaKey) -> bool {
         let seen = lock(&self.seen);
         seen.len() as u64 >= self.limits.max_schemas && !seen.contains(&key)
+    }
+
+    /// The value `make` computes for `key`, computed once per document (twice at most when
+    /// two threads ask at once) and shared.
+    pub fn memo<T: std::any::Any + Send + Sync>(
+        &self,
+        key: MemoKey,
+        make: impl FnOnce() -> T,
+    ) -> Arc<T> {
+        if let Some(hit) = lock(&self.memos).get(&key) {
+            if let Ok(v) = Arc::clone(hit).downcast::<T>() {
+                return v;
+            }
+        }
+        let made = Arc::new(make());
+        lock(&self.memos).insert(key, made.clone());
+        made
     }
 
     /// Records that the evaluation exceeded `limit` at `pointer`.
