@@ -5,6 +5,10 @@
 #
 #   bash xtask/record-captures/record.sh
 #
+# With MCPDESC_CAPTURE_OUT=DIR the captures go to DIR instead, and the committed
+# fixtures are left alone (the test suite records afresh this way and checks
+# that new recordings show no problem the committed sidecars do not list).
+#
 # Needs Node (20+), python3 (3.10+) and access to the npm registry and PyPI
 # only: versions are pinned in package-lock.json and requirements.txt, and the
 # recorded servers are kept off the network (see ts-client.mjs).
@@ -12,7 +16,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-out="$repo/spec-fixtures/traffic/real"
+out="${MCPDESC_CAPTURE_OUT:-$repo/spec-fixtures/traffic/real}"
 logs="$here/.logs"
 cd "$here"
 
@@ -65,4 +69,6 @@ done
 echo "== writing PROVENANCE.md"
 "$py" write-provenance.py "$out" "$manifest"
 wc -l "$out"/*.ndjson
-"$py" mutate.py  # re-derive spec-fixtures/traffic/expected-invalid/mutations/ from the new captures; then re-bless and review their sidecars
+if [ -z "${MCPDESC_CAPTURE_OUT:-}" ]; then
+  "$py" mutate.py  # re-derive spec-fixtures/traffic/expected-invalid/mutations/ from the new captures; then re-bless and review their sidecars
+fi

@@ -350,6 +350,14 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
     let small_times = wall_times(&mcpdesc, &[validate, &small], 100)?;
     let version_times = wall_times(&mcpdesc, &[Path::new("--version")], 50)?;
 
+    eprintln!("== traffic capture");
+    let traffic_text = crate::bench_traffic::capture(&ws).context("reading the real captures")?;
+    let traffic_file = corpus.join("traffic.ndjson");
+    std::fs::write(&traffic_file, &traffic_text)?;
+    let traffic_messages = traffic_text.lines().count();
+    let traffic_bytes = traffic_text.len();
+    let traffic_process = median(wall_times(&mcpdesc, &[validate, &traffic_file], 10)?);
+
     eprintln!("== reference documents");
     let shared = ws.join("../shared/bench");
     let shared_out = target.join("shared-bench");
@@ -381,7 +389,14 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
     let criterion_dir = target.join("criterion");
     if !skip_criterion {
         eprintln!("== criterion (MCPDESC_BENCH_QUICK=1)");
-        for group in ["parse", "validate", "evaluate", "catalogue", "batch"] {
+        for group in [
+            "parse",
+            "validate",
+            "evaluate",
+            "catalogue",
+            "batch",
+            "traffic",
+        ] {
             let _ = std::fs::remove_dir_all(criterion_dir.join(group));
         }
         run(cargo()
@@ -634,6 +649,47 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
         w,
         "| peak memory ÷ file size, large JSON | ≤ 5× | {r:.2}× | {} |",
         verdict(r <= 5.0)
+    )?;
+    writeln!(w)?;
+    let r = ratio(get("traffic/validate"), get("traffic/serde_json"));
+    writeln!(
+        w,
+        "| traffic validation (one thread) ÷ `serde_json` parse, {} messages | ≤ 3× | {} | {} |",
+        thousands(traffic_messages as u64),
+        show(r),
+        verdict(r.is_some_and(|r| r <= 3.0))
+    )?;
+    writeln!(w)?;
+
+    writeln!(w, "## Traffic")?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "The real captures of `spec-fixtures/traffic/real/` repeated with fresh JSON-RPC ids          (`xtask/src/bench_traffic.rs`; `cargo xtask bench-traffic` writes it): {} messages,          {} bytes. `traffic/serde_json` parses each line with `serde_json` alone;          `traffic/validate` reads the capture with positions, annotates it and runs every rule,          on a one-thread pool. Whole process: `mcpdesc validate` on all cores.",
+        thousands(traffic_messages as u64),
+        thousands(traffic_bytes as u64)
+    )?;
+    writeln!(w)?;
+    writeln!(w, "| measure | median | messages per second |")?;
+    writeln!(w, "|---|---|---|")?;
+    for (id, label) in [
+        ("traffic/serde_json", "`serde_json` parse only"),
+        ("traffic/parse", "read the capture with positions"),
+        ("traffic/validate", "validate, one thread"),
+    ] {
+        if let Some(ns) = get(id) {
+            writeln!(
+                w,
+                "| {label} | {} | {} |",
+                fmt_time(ns),
+                thousands((traffic_messages as f64 / (ns / 1e9)) as u64)
+            )?;
+        }
+    }
+    writeln!(
+        w,
+        "| whole process, `mcpdesc validate traffic.ndjson` | {traffic_process:.1} ms | {} |",
+        thousands((traffic_messages as f64 / (traffic_process / 1e3)) as u64)
     )?;
     writeln!(w)?;
 

@@ -204,8 +204,8 @@ fn validate_all(engine: &Engine, docs: &[String], threads: usize) -> usize {
 }
 
 /// A capture of at least 10,000 messages (the real captures repeated with fresh ids):
-/// `traffic/serde_json` parses each line with `serde_json` alone, `traffic/validate` reads,
-/// annotates and validates the whole capture on one thread.
+/// `traffic/serde_json` parses each line with `serde_json` alone, `traffic/parse` reads the
+/// capture with positions, `traffic/validate` reads, annotates and validates it on one thread.
 fn traffic(c: &mut Criterion) {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let text = bench_traffic::capture(&workspace).expect("the real captures");
@@ -227,6 +227,14 @@ fn traffic(c: &mut Criterion) {
             text.lines()
                 .map(|l| serde_json::from_str::<serde_json::Value>(black_box(l)).is_ok() as usize)
                 .sum::<usize>()
+        })
+    });
+    let limits = Limits::default();
+    group.bench_function("parse", |b| {
+        b.iter(|| {
+            Document::parse(black_box(text.as_bytes()), Format::Capture, &limits)
+                .map(|d| d.spans().len())
+                .unwrap_or(0)
         })
     });
     group.bench_function("validate", |b| {
