@@ -145,12 +145,43 @@ pub struct PathError {
     pub offset: Option<usize>,
 }
 
+thread_local! {
+    /// The memo of [`JsonPath::with_compile_memo`], when one is active on this thread.
+    static COMPILED: std::cell::RefCell<Option<std::collections::HashMap<String, Result<JsonPath, PathError>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 impl JsonPath {
     /// Compiles `text`. Errors carry a message and, where the crate gives it, the character offset.
     ///
     /// Anything outside RFC 9535 is rejected, including the extension functions of
     /// `jsonpath-rust` and function calls that are not well-typed.
     pub fn compile(text: &str) -> Result<JsonPath, PathError> {
+        if let Some(hit) = COMPILED.with(|c| c.borrow().as_ref().and_then(|m| m.get(text).cloned()))
+        {
+            return hit;
+        }
+        let compiled = JsonPath::compile_uncached(text);
+        COMPILED.with(|c| {
+            if let Some(m) = c.borrow_mut().as_mut() {
+                m.insert(text.to_owned(), compiled.clone());
+            }
+        });
+        compiled
+    }
+
+    /// Runs `f` with a memo of compiled paths on this thread: a catalogue names the same
+    /// relative paths (`kind`, `method`, `@.msg.params`) in hundreds of places, and parsing a
+    /// path costs more than copying a parsed one. The memo ends with `f`, so every catalogue
+    /// compilation parses its paths afresh.
+    pub fn with_compile_memo<R>(f: impl FnOnce() -> R) -> R {
+        let outer = COMPILED.with(|c| c.borrow_mut().replace(std::collections::HashMap::new()));
+        let result = f();
+        COMPILED.with(|c| *c.borrow_mut() = outer);
+        result
+    }
+
+    fn compile_uncached(text: &str) -> Result<JsonPath, PathError> {
         check_whitespace(text).map_err(|(message, offset)| PathError {
             path: text.to_string(),
             message,

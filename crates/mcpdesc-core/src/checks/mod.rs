@@ -75,7 +75,7 @@ pub use regexes::Regexes;
 pub struct CompileCx<'a> {
     pub versions: &'a VersionList,
     /// Schema files of the rules directory by relative path (`schemas/x.json`).
-    pub files: &'a HashMap<String, String>,
+    pub files: &'a HashMap<String, crate::rules::Text>,
     /// Regular expressions, shared by every rule of the catalogue.
     pub regexes: &'a Regexes,
 }

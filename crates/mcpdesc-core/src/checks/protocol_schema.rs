@@ -72,7 +72,7 @@ struct ProtocolSchema {
 
 #[derive(Debug)]
 struct SchemaFile {
-    text: String,
+    text: crate::rules::Text,
     parsed: OnceLock<Option<Value>>,
 }
 

@@ -26,7 +26,7 @@ const TOP_LEVEL: &[&str] = &["catalogue", "surfaces", "rules"];
 
 pub(super) fn compile(
     files: &[ParsedFile],
-    others: &HashMap<String, String>,
+    others: &HashMap<String, super::Text>,
     dir: Option<PathBuf>,
     problems: &mut Problems,
 ) -> Option<Catalogue> {
@@ -75,7 +75,7 @@ pub(super) fn compile(
             TrafficConfig::default()
         }
     };
-    let surfaces = surfaces::collect(files, problems);
+    let surfaces = JsonPath::with_compile_memo(|| surfaces::collect(files, problems));
     let mut path_kinds: Vec<DocumentKind> = Vec::new();
     let mut interned: HashMap<(DocumentKind, String), usize> = HashMap::new();
     // Rules compile independently, so the files are spread over the cores; merging in file
@@ -91,10 +91,12 @@ pub(super) fn compile(
                 regexes: &regexes,
             };
             let mut given_cache = HashMap::new();
-            chunk
-                .iter()
-                .flat_map(|f| compile_rules(f, &versions, &cx, &surfaces, &mut given_cache))
-                .collect()
+            JsonPath::with_compile_memo(|| {
+                chunk
+                    .iter()
+                    .flat_map(|f| compile_rules(f, &versions, &cx, &surfaces, &mut given_cache))
+                    .collect()
+            })
         },
     );
     let mut rules = Vec::new();

@@ -14,6 +14,9 @@ use super::compile::compile;
 use super::embedded;
 use super::Catalogue;
 
+/// The contents of a rules-directory file: borrowed from the binary, or read from disk.
+pub type Text = std::borrow::Cow<'static, str>;
+
 /// One problem in a rule file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleProblem {
@@ -36,7 +39,7 @@ impl fmt::Display for RuleProblem {
 
 /// A rule file to parse: its path, its text and, for embedded files, the snapshot of its
 /// parsed document made at build time.
-type Source<'a> = (&'a String, &'a String, Option<&'static [u8]>);
+type Source<'a> = (&'a String, &'a str, Option<&'static [u8]>);
 
 /// Parses every rule file, in order: from its build-time snapshot where there is one, else
 /// from its text.
@@ -117,8 +120,9 @@ impl fmt::Display for RuleLoadError {
 /// The files of a rules directory, before compilation.
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
-    /// (path relative to the directory with `/` separators, contents), sorted by path.
-    files: Vec<(String, String)>,
+    /// (path relative to the directory with `/` separators, contents), sorted by path. The
+    /// embedded files are borrowed: the protocol schemas alone are most of a megabyte.
+    files: Vec<(String, Text)>,
     /// Build-time snapshots of embedded rule files, by path.
     snapshots: HashMap<String, &'static [u8]>,
     dir: Option<PathBuf>,
@@ -130,7 +134,7 @@ impl RuleSet {
         RuleSet {
             files: embedded::FILES
                 .iter()
-                .map(|(p, t, _)| ((*p).to_owned(), (*t).to_owned()))
+                .map(|(p, t, _)| ((*p).to_owned(), Text::Borrowed(t)))
                 .collect(),
             snapshots: embedded::FILES
                 .iter()
@@ -152,7 +156,10 @@ impl RuleSet {
         }
         files.sort();
         Ok(RuleSet {
-            files,
+            files: files
+                .into_iter()
+                .map(|(p, t)| (p, Text::Owned(t)))
+                .collect(),
             snapshots: HashMap::new(),
             dir: Some(dir.to_path_buf()),
         })
@@ -163,7 +170,10 @@ impl RuleSet {
         let mut files = files;
         files.sort();
         RuleSet {
-            files,
+            files: files
+                .into_iter()
+                .map(|(p, t)| (p, Text::Owned(t)))
+                .collect(),
             snapshots: HashMap::new(),
             dir: None,
         }
@@ -177,7 +187,7 @@ impl RuleSet {
         let mut rule_files = Vec::new();
         for (path, text) in &self.files {
             if is_rule_file(path) {
-                rule_files.push((path, text, self.snapshots.get(path).copied()));
+                rule_files.push((path, &**text, self.snapshots.get(path).copied()));
             } else {
                 others.insert(path.clone(), text.clone());
             }

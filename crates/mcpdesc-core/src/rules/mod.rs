@@ -20,7 +20,7 @@ use crate::relpath::RelPath;
 use crate::versions::{VersionList, VersionSet};
 
 pub use file::{Applicability, RuleDef, Severity};
-pub use load::{RuleLoadError, RuleProblem, RuleSet};
+pub use load::{RuleLoadError, RuleProblem, RuleSet, Text};
 
 /// A compiled catalogue: the protocol versions, the scope model and every rule.
 #[derive(Debug)]
