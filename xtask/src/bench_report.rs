@@ -650,7 +650,6 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
         "| peak memory ÷ file size, large JSON | ≤ 5× | {r:.2}× | {} |",
         verdict(r <= 5.0)
     )?;
-    writeln!(w)?;
     let r = ratio(get("traffic/validate"), get("traffic/serde_json"));
     writeln!(
         w,
@@ -665,7 +664,7 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
     writeln!(w)?;
     writeln!(
         w,
-        "The real captures of `spec-fixtures/traffic/real/` repeated with fresh JSON-RPC ids          (`xtask/src/bench_traffic.rs`; `cargo xtask bench-traffic` writes it): {} messages,          {} bytes. `traffic/serde_json` parses each line with `serde_json` alone;          `traffic/validate` reads the capture with positions, annotates it and runs every rule,          on a one-thread pool. Whole process: `mcpdesc validate` on all cores.",
+        "The real captures of `spec-fixtures/traffic/real/` repeated with fresh JSON-RPC ids (`xtask/src/bench_traffic.rs`; `cargo xtask bench-traffic` writes it): {} messages, {} bytes. `traffic/serde_json` parses each line with `serde_json` alone; `traffic/validate` reads the capture with positions, annotates it and runs every rule, on a one-thread pool. Whole process: `mcpdesc validate` on all cores.",
         thousands(traffic_messages as u64),
         thousands(traffic_bytes as u64)
     )?;
