@@ -311,30 +311,19 @@ fn directories_honour_gitignore_skip_sidecars_and_sort() {
 
 #[test]
 fn standard_input_takes_its_name_and_format_from_stdin_filename() {
-    use std::io::Write as _;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
-        .args([
+    let out = support::mcpdesc_stdin(
+        [
             "validate",
             "--format",
             "json",
             "--stdin-filename",
             "servers/piped.yaml",
             "-",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(CALENDAR.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        ],
+        CALENDAR,
+    );
+    assert_eq!(out.code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["files"][0]["path"], "servers/piped.yaml");
     assert_eq!(
         v["files"][0]["diagnostics"][0]["rule"],

@@ -53,6 +53,18 @@ fn registries_unreachable() -> Option<String> {
     }
 }
 
+/// The captures in `dir`, sorted.
+fn captures(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ndjson"))
+        .collect();
+    out.sort();
+    out
+}
+
 /// The rule ids of a sidecar.
 fn sidecar_rules(path: &Path) -> BTreeSet<String> {
     std::fs::read_to_string(path)
@@ -87,26 +99,14 @@ fn fresh_recordings_show_only_documented_problems() {
         String::from_utf8_lossy(&run.stderr)
     );
     let committed = ws.join("spec-fixtures/traffic/real");
-    let mut fresh: Vec<_> = std::fs::read_dir(out.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ndjson"))
-        .collect();
-    fresh.sort();
+    let fresh = captures(out.path());
     let names = |paths: &[std::path::PathBuf]| -> BTreeSet<String> {
         paths
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect()
     };
-    let mut expected: Vec<_> = std::fs::read_dir(&committed)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ndjson"))
-        .collect();
-    expected.sort();
+    let expected = captures(&committed);
     assert_eq!(
         names(&fresh),
         names(&expected),

@@ -1,7 +1,11 @@
 //! Rules are data: the already-built binary picks up added and removed rule files.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use support::rule_ids;
 
 fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -32,15 +36,6 @@ fn validate_json(rules: &Path, doc: &Path) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn rule_ids(report: &serde_json::Value) -> Vec<String> {
-    report["files"][0]["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["rule"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 const NEW_RULE: &str = r#"rules:

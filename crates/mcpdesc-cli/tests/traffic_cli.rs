@@ -3,11 +3,8 @@
 
 mod support;
 
-use std::io::Write as _;
-use std::process::{Command, Stdio};
-
 use serde_json::Value;
-use support::{mcpdesc, mcpdesc_in, workspace};
+use support::{mcpdesc, mcpdesc_in, mcpdesc_stdin, rule_ids as rules_of, workspace};
 
 const URL_2025_06_18: &str =
     "spec-fixtures/traffic/expected-invalid/elicitation-url-2025-06-18.ndjson";
@@ -15,15 +12,6 @@ const URL_2025_06_18: &str =
 fn json(args: &[&str]) -> Value {
     let run = mcpdesc(args);
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.output()))
-}
-
-fn rules_of(report: &Value) -> Vec<String> {
-    report["files"][0]["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["rule"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 #[test]
@@ -102,22 +90,11 @@ fn stdin_arrays_need_the_kind_and_take_the_version_from_the_flag() {
   "params": {"mode": "url", "message": "Sign in", "url": "https://example.com/login"}},
  {"jsonrpc": "2.0", "id": 1, "result": {"action": "accept"}}]"#;
     let run = |extra: &[&str]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
-            .current_dir(workspace())
-            .args(["validate", "--format", "json", "-"])
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+        let mut args = vec!["validate", "--format", "json", "-"];
+        args.extend_from_slice(extra);
+        let out = mcpdesc_stdin(args, text);
+        serde_json::from_str::<Value>(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", out.output()))
     };
     let undated = run(&["--kind", "traffic"]);
     assert!(rules_of(&undated).contains(&"mcp.wire.undated-message".to_owned()));

@@ -44,6 +44,43 @@ where
     }
 }
 
+/// Runs `mcpdesc ARGS` in the workspace with `input` on its standard input.
+pub fn mcpdesc_stdin<I, S>(args: I, input: &str) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
+        .current_dir(workspace())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The diagnostics' rule ids of the first file of a `--format json` report.
+pub fn rule_ids(report: &serde_json::Value) -> Vec<String> {
+    report["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// Runs `mcpdesc ARGS` in the workspace.
 pub fn mcpdesc<I, S>(args: I) -> Run
 where
