@@ -557,12 +557,18 @@ fn dir_name(dir: &Path) -> String {
         .unwrap_or_else(|| "rules".into())
 }
 
-/// "" for none, ", Section 9.4", ", Sections 9.4 and 12.5", ", Sections 3.2, 3.3 and 16.1".
+/// "" for none, ", Section 9.4", ", Sections 9.4 and 12.5", ", Sections 3.2, 3.3 and 16.1";
+/// for a specification organised in pages, ", page basic/lifecycle", ", pages a/b and c/d".
 fn sections_phrase(sections: &[String]) -> String {
+    let (one_word, many) = if sections.iter().all(|s| s.contains('/')) {
+        ("page", "pages")
+    } else {
+        ("Section", "Sections")
+    };
     match sections {
         [] => String::new(),
-        [one] => format!(", Section {one}"),
-        [init @ .., last] => format!(", Sections {} and {last}", init.join(", ")),
+        [one] => format!(", {one_word} {one}"),
+        [init @ .., last] => format!(", {many} {} and {last}", init.join(", ")),
     }
 }
 
@@ -635,6 +641,10 @@ mod tests {
     #[test]
     fn phrases() {
         assert_eq!(sections_phrase(&["9.4".into()]), ", Section 9.4");
+        assert_eq!(
+            sections_phrase(&["basic/lifecycle".into(), "server/tools".into()]),
+            ", pages basic/lifecycle and server/tools"
+        );
         assert_eq!(
             sections_phrase(&["3.2".into(), "3.3".into(), "16.1".into()]),
             ", Sections 3.2, 3.3 and 16.1"
