@@ -40,10 +40,12 @@ struct Builder<'l> {
     nodes: u64,
 }
 
-/// One parsed message with its own positions, already shifted to the capture's lines.
-struct Parsed {
+/// One parsed message and where its positions are: node `node` of `spans`, whose lines are
+/// `line_offset` lines above the capture's.
+struct Parsed<'t> {
     value: Value,
-    spans: SpanTree,
+    spans: &'t SpanTree,
+    node: Option<NodeId>,
     line_offset: u32,
 }
 
@@ -70,11 +72,11 @@ pub(super) fn parse(text: &str, limits: &Limits) -> Result<(Value, SpanTree), Lo
                     continue;
                 };
                 let line = spans.node_position(node).line;
-                let sub = spans.subtree(node);
                 b.message(
                     Parsed {
                         value: item,
-                        spans: sub,
+                        spans: &spans,
+                        node: Some(node),
                         line_offset: 0,
                     },
                     line,
@@ -180,7 +182,8 @@ impl Builder<'_> {
             return self.message(
                 Parsed {
                     value,
-                    spans,
+                    spans: &spans,
+                    node: Some(0),
                     line_offset: number - 1,
                 },
                 number,
@@ -207,14 +210,12 @@ impl Builder<'_> {
         }
         let index = record.keys().position(|k| k == "msg");
         let msg = record.shift_remove("msg").unwrap_or(Value::Null);
-        let sub = index
-            .and_then(|i| spans.child_of(0, i))
-            .map(|n| spans.subtree(n))
-            .unwrap_or_default();
+        let node = index.and_then(|i| spans.child_of(0, i));
         self.message(
             Parsed {
                 value: msg,
-                spans: sub,
+                spans: &spans,
+                node,
                 line_offset: number - 1,
             },
             number,
@@ -222,7 +223,7 @@ impl Builder<'_> {
         )
     }
 
-    fn message(&mut self, m: Parsed, line: u32, dir: Option<String>) -> Result<(), LoadError> {
+    fn message(&mut self, m: Parsed<'_>, line: u32, dir: Option<String>) -> Result<(), LoadError> {
         self.count(m.spans.len() as u64 + 3, line)?;
         let start = Position::new(line, 1);
         let entry_id = self.spans.node(start, Position::UNKNOWN);
@@ -244,10 +245,11 @@ impl Builder<'_> {
             );
             children.push(self.spans.node(start, start));
         }
-        let msg_id = if m.spans.is_empty() {
-            self.spans.node(start, start)
-        } else {
-            self.spans.graft(&m.spans, m.line_offset, start)
+        let msg_id = match m.node {
+            Some(node) if !m.spans.is_empty() => {
+                self.spans.graft(m.spans, node, m.line_offset, start)
+            }
+            _ => self.spans.node(start, start),
         };
         children.push(msg_id);
         entry.insert("msg".to_owned(), m.value);

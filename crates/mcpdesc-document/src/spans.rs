@@ -102,10 +102,16 @@ impl SpanTreeBuilder {
         }
     }
 
-    /// Copies every node of `tree` (whose root is node 0) into this tree, `line_offset` lines
-    /// further down, and returns the id of the copy of its root. The root's key position is
-    /// `key` unless `tree` knows one.
-    pub fn graft(&mut self, tree: &SpanTree, line_offset: u32, key: Position) -> NodeId {
+    /// Copies node `node` of `tree` and everything below it into this tree, `line_offset`
+    /// lines further down, and returns the id of the copy of `node`. Its key position is `key`
+    /// unless `tree` knows one.
+    pub fn graft(
+        &mut self,
+        tree: &SpanTree,
+        node: NodeId,
+        line_offset: u32,
+        key: Position,
+    ) -> NodeId {
         let shift = |p: Position| {
             if p.line == 0 {
                 p
@@ -113,25 +119,40 @@ impl SpanTreeBuilder {
                 Position::new(p.line + line_offset, p.column)
             }
         };
-        let base = self.tree.nodes.len() as u32;
-        let child_base = self.tree.children.len() as u32;
-        for n in &tree.nodes {
-            self.tree.nodes.push(SpanNode {
-                value: shift(n.value),
-                key: shift(n.key),
-                first_child: n.first_child + child_base,
-                child_count: n.child_count,
-            });
+        let copy = |n: &SpanNode| SpanNode {
+            value: shift(n.value),
+            key: shift(n.key),
+            first_child: 0,
+            child_count: 0,
+        };
+        let Some(source) = tree.nodes.get(node as usize) else {
+            return self.node(key, key);
+        };
+        let root = self.tree.nodes.len() as NodeId;
+        let mut first = copy(source);
+        if first.key.line == 0 {
+            first.key = key;
         }
-        self.tree
-            .children
-            .extend(tree.children.iter().map(|c| c + base));
-        if let Some(root) = self.tree.nodes.get_mut(base as usize) {
-            if root.key.line == 0 {
-                root.key = key;
+        self.tree.nodes.push(first);
+        // Breadth-first, so the children of each node are contiguous in the copy.
+        let mut queue = std::collections::VecDeque::from([(node, root)]);
+        while let Some((old, new)) = queue.pop_front() {
+            let count = tree.nodes[old as usize].child_count;
+            let start = self.tree.children.len() as u32;
+            for i in 0..count as usize {
+                let Some(child) = tree.child(old, i) else {
+                    continue;
+                };
+                let id = self.tree.nodes.len() as NodeId;
+                self.tree.nodes.push(copy(&tree.nodes[child as usize]));
+                self.tree.children.push(id);
+                queue.push_back((child, id));
             }
+            let n = &mut self.tree.nodes[new as usize];
+            n.first_child = start;
+            n.child_count = self.tree.children.len() as u32 - start;
         }
-        base
+        root
     }
 
     /// Finishes the tree; `root` is the id of the root node.
@@ -179,36 +200,6 @@ impl SpanTree {
         self.nodes
             .get(node as usize)
             .map_or(Position::UNKNOWN, |n| n.value)
-    }
-
-    /// A tree of node `node` and everything below it, that node as its root.
-    pub fn subtree(&self, node: u32) -> SpanTree {
-        let mut out = SpanTree::default();
-        if self.nodes.get(node as usize).is_none() {
-            return out;
-        }
-        // Breadth-first, so each node's children are contiguous in the copy.
-        let mut queue = std::collections::VecDeque::from([node]);
-        out.nodes.push(self.nodes[node as usize]);
-        let mut next_id = 1u32;
-        let mut copy_of = 0u32;
-        while let Some(old) = queue.pop_front() {
-            let n = self.nodes[old as usize];
-            let first = out.children.len() as u32;
-            for i in 0..n.child_count as usize {
-                if let Some(c) = self.child(old, i) {
-                    out.children.push(next_id);
-                    out.nodes.push(self.nodes[c as usize]);
-                    next_id += 1;
-                    queue.push_back(c);
-                }
-            }
-            let copy = &mut out.nodes[copy_of as usize];
-            copy.first_child = first;
-            copy.child_count = out.children.len() as u32 - first;
-            copy_of += 1;
-        }
-        out
     }
 
     fn child(&self, node: u32, index: usize) -> Option<u32> {
