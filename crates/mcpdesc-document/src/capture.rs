@@ -19,8 +19,8 @@ use serde_json::{Map, Value};
 use super::spans::NodeId;
 use super::{json, Limits, LoadError, LoadErrorKind, Position, SpanTree, SpanTreeBuilder};
 
-/// Framing problem codes, as the `framing` member of an entry spells them.
-pub const FRAMING_CODES: &[&str] = &["not-json", "embedded-newline", "not-an-object"];
+/// The member of a capture document holding its entries.
+pub const MESSAGES: &str = "messages";
 
 /// Lines joined at most when looking for a message broken over several lines.
 const MAX_JOINED_LINES: usize = 64;
@@ -91,7 +91,7 @@ pub(super) fn parse(text: &str, limits: &Limits) -> Result<(Value, SpanTree), Lo
     b.spans.set_children(messages, &b.entry_ids);
     b.spans.set_children(root, &[messages]);
     let mut map = Map::new();
-    map.insert("messages".to_owned(), Value::Array(b.entries));
+    map.insert(MESSAGES.to_owned(), Value::Array(b.entries));
     Ok((Value::Object(map), b.spans.finish(root)))
 }
 

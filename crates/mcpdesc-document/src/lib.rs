@@ -11,7 +11,7 @@ mod snapshot;
 mod spans;
 mod yaml;
 
-pub use capture::FRAMING_CODES;
+pub use capture::MESSAGES;
 pub use limits::Limits;
 pub use spans::{Position, SpanTree, SpanTreeBuilder};
 

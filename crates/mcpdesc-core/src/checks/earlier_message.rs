@@ -145,7 +145,8 @@ fn condition(
 
 fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>, OptionError> {
     let o = options::<Options>(m)?;
-    let text = o.sequence.as_deref().unwrap_or("$.messages");
+    let default = format!("$.{}", crate::document::MESSAGES);
+    let text = o.sequence.as_deref().unwrap_or(&default);
     let sequence = JsonPath::compile(text)
         .ok()
         .and_then(|p| p.singular_tokens().map(<[String]>::to_vec))

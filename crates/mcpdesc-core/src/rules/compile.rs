@@ -90,11 +90,11 @@ pub(super) fn compile(
                 files: others,
                 regexes: &regexes,
             };
-            let mut given_cache = HashMap::new();
+            // Paths are compiled once per text and thread (see `with_compile_memo`).
             JsonPath::with_compile_memo(|| {
                 chunk
                     .iter()
-                    .flat_map(|f| compile_rules(f, &versions, &cx, &surfaces, &mut given_cache))
+                    .flat_map(|f| compile_rules(f, &versions, &cx, &surfaces))
                     .collect()
             })
         },
@@ -169,13 +169,12 @@ struct RuleOutcome<'f> {
     problems: Problems,
 }
 
-/// Compiles every rule of `f`; `given_cache` shares compiled paths between files.
+/// Compiles every rule of `f`.
 fn compile_rules<'f>(
     f: &'f ParsedFile,
     versions: &VersionList,
     cx: &CompileCx<'_>,
     surfaces: &SurfaceMap,
-    given_cache: &mut HashMap<String, JsonPath>,
 ) -> Vec<RuleOutcome<'f>> {
     let outcome = |ptr: String, problems: Problems| RuleOutcome {
         file: f,
@@ -216,7 +215,7 @@ fn compile_rules<'f>(
                 surfaces,
             };
             let mut given = Vec::new();
-            let rule = rc.rule(def, source.clone(), &mut given, given_cache);
+            let rule = rc.rule(def, source.clone(), &mut given);
             RuleOutcome {
                 identity: Some((id, source)),
                 rule,
@@ -344,7 +343,6 @@ impl RuleCompiler<'_> {
         def: RuleDef,
         source: RuleSource,
         given_paths: &mut Vec<(DocumentKind, String, JsonPath)>,
-        cache: &mut HashMap<String, JsonPath>,
     ) -> Option<Rule> {
         let before = self.problems.0.len();
         if !id_pattern().is_match(&def.id) {
@@ -373,7 +371,7 @@ impl RuleCompiler<'_> {
             }
         }
         let (evaluated, warns) = self.applicability(&def);
-        self.given(&def, given_paths, cache);
+        self.given(&def, given_paths);
         let when = def.when.as_ref().and_then(|c| self.condition(c, "/when"));
         let mut checks = Vec::new();
         if def.then.is_empty() {
@@ -473,14 +471,8 @@ impl RuleCompiler<'_> {
     }
 
     /// Compiles the paths the rule reads into `out`: its `given` and `given-traffic` paths,
-    /// and with a `subject`, every occurrence of its surface. Each text is compiled once per
-    /// `cache`.
-    fn given(
-        &mut self,
-        def: &RuleDef,
-        out: &mut Vec<(DocumentKind, String, JsonPath)>,
-        cache: &mut HashMap<String, JsonPath>,
-    ) {
+    /// and with a `subject`, every occurrence of its surface.
+    fn given(&mut self, def: &RuleDef, out: &mut Vec<(DocumentKind, String, JsonPath)>) {
         let mut wanted: Vec<(DocumentKind, String, String)> = Vec::new();
         for (i, text) in def.given.iter().enumerate() {
             wanted.push((
@@ -523,15 +515,8 @@ impl RuleCompiler<'_> {
             );
         }
         for (kind, text, at) in wanted {
-            if let Some(p) = cache.get(&text) {
-                out.push((kind, text.clone(), p.clone()));
-                continue;
-            }
             match JsonPath::compile(&text) {
-                Ok(p) => {
-                    cache.insert(text.clone(), p.clone());
-                    out.push((kind, text, p));
-                }
+                Ok(p) => out.push((kind, text, p)),
                 Err(e) => self.problem(&at, e.to_string()),
             }
         }

@@ -23,9 +23,6 @@ pub struct Surface {
 #[derive(Debug, Clone, Default)]
 pub struct SurfaceMap(pub BTreeMap<String, Surface>);
 
-/// The array of message entries in the traffic model; every wire selector starts there.
-pub const MESSAGES: &str = "$.messages";
-
 /// A JSONPath string literal.
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
@@ -69,7 +66,12 @@ pub fn selector_path(sel: &WireSelector) -> Result<String, String> {
         tests.push(format!("@.dir == {}", quote(dir.as_str())));
     }
     let at = suffix(sel.at.as_deref().unwrap_or("@"))?;
-    Ok(format!("{MESSAGES}[?{}].msg{at}", tests.join(" && ")))
+    // Every selector starts at the array of entries of the traffic model.
+    Ok(format!(
+        "$.{}[?{}].msg{at}",
+        crate::document::MESSAGES,
+        tests.join(" && ")
+    ))
 }
 
 /// Collects and checks the surfaces of every file; a name defined twice is a problem.

@@ -6,13 +6,14 @@ use serde_json::{Map, Value};
 
 use super::{TrafficConfig, SCOPE_MEMBER};
 use crate::relpath::RelPath;
+use crate::rules::file::MessageKind;
+use MessageKind::{Error as ErrorKind, Notification, Request, Result as ResultKind};
 
+/// What an entry is: a JSON-RPC message of one of the kinds wire selectors name, a framing
+/// problem, or JSON that is no JSON-RPC message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    Request,
-    Notification,
-    Result,
-    Error,
+    Message(MessageKind),
     Framing,
     Unknown,
 }
@@ -20,10 +21,7 @@ enum Kind {
 impl Kind {
     fn as_str(self) -> &'static str {
         match self {
-            Kind::Request => "request",
-            Kind::Notification => "notification",
-            Kind::Result => "result",
-            Kind::Error => "error",
+            Kind::Message(m) => m.as_str(),
             Kind::Framing => "framing",
             Kind::Unknown => "unknown",
         }
@@ -38,10 +36,10 @@ impl Kind {
         };
         let has_method = msg.get("method").is_some_and(Value::is_string);
         match (has_method, msg.contains_key("id")) {
-            (true, true) => Kind::Request,
-            (true, false) => Kind::Notification,
-            (false, true) if msg.contains_key("error") => Kind::Error,
-            (false, true) if msg.contains_key("result") => Kind::Result,
+            (true, true) => Kind::Message(Request),
+            (true, false) => Kind::Message(Notification),
+            (false, true) if msg.contains_key("error") => Kind::Message(ErrorKind),
+            (false, true) if msg.contains_key("result") => Kind::Message(ResultKind),
             _ => Kind::Unknown,
         }
     }
@@ -73,7 +71,10 @@ struct Pending {
 /// to the entries of a capture document (`{"messages": [...]}`), in place. `default_version`
 /// dates the messages the data does not date.
 pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Option<&str>) {
-    let Some(entries) = root.get_mut("messages").and_then(Value::as_array_mut) else {
+    let Some(entries) = root
+        .get_mut(crate::document::MESSAGES)
+        .and_then(Value::as_array_mut)
+    else {
         return;
     };
     let kinds: Vec<Kind> = entries
@@ -99,13 +100,13 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
         let kind = kinds[i];
         let msg = entries[i].get("msg").unwrap_or(&null);
         match kind {
-            Kind::Request | Kind::Notification => {
+            Kind::Message(Request | Notification) => {
                 let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
                 let own = config
                     .message_version
                     .as_ref()
                     .and_then(|p| string_at(p, msg));
-                let is_handshake = kind == Kind::Request
+                let is_handshake = kind == Kind::Message(Request)
                     && config
                         .handshake
                         .as_ref()
@@ -126,7 +127,7 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
                     handshakes.push(i);
                 }
                 methods[i] = method.clone();
-                if kind == Kind::Request {
+                if kind == Kind::Message(Request) {
                     let key = msg.get("id").map(Value::to_string).unwrap_or_default();
                     let waiting = pending.entry(key).or_default();
                     if waiting.iter().any(|p| p.dir == dirs[i]) {
@@ -139,7 +140,7 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
                     });
                 }
             }
-            Kind::Result | Kind::Error => {
+            Kind::Message(ResultKind | ErrorKind) => {
                 let key = msg.get("id").map(Value::to_string).unwrap_or_default();
                 let found = pending.get_mut(&key).and_then(|waiting| {
                     // The request went the other way; with no direction known, the latest.
@@ -157,7 +158,8 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
                         if dirs[i].is_none() {
                             dirs[i] = req.dir.as_deref().and_then(reverse).map(str::to_owned);
                         }
-                        let negotiated = handshakes.contains(&req.index) && kind == Kind::Result;
+                        let negotiated =
+                            handshakes.contains(&req.index) && kind == Kind::Message(ResultKind);
                         if negotiated {
                             if let Some(v) = config
                                 .handshake
@@ -198,7 +200,7 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
         if let Some(copy) = copy {
             obj.insert("request".to_owned(), copy);
         }
-        if kinds[i] == Kind::Request {
+        if kinds[i] == Kind::Message(Request) {
             obj.insert("answered".to_owned(), answered_by[i].is_some().into());
             if in_flight_dup[i] {
                 obj.insert("idInFlight".to_owned(), true.into());

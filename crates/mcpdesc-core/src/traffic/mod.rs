@@ -103,6 +103,8 @@ pub fn scope_config() -> ScopeConfig {
     ScopeConfig {
         root: JsonPath::compile(&format!("$.{SCOPE_MEMBER}")).expect("valid"),
         member: SCOPE_MEMBER.to_owned(),
-        declarations: vec![JsonPath::compile("$.messages[*]").expect("valid")],
+        declarations: vec![
+            JsonPath::compile(&format!("$.{}[*]", crate::document::MESSAGES)).expect("valid"),
+        ],
     }
 }
