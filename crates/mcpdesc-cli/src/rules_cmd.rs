@@ -107,6 +107,7 @@ pub fn filtered<'a>(cat: &'a Catalogue, filter: &RuleFilter) -> Result<Vec<&'a R
                 )
             })
         })
+        .map(|r| &**r)
         .collect())
 }
 
@@ -141,7 +142,7 @@ pub fn show(args: &ShowArgs) -> Result<ExitCode> {
     let close: Vec<&str> = cat
         .rules
         .iter()
-        .map(Rule::id)
+        .map(|r| r.id())
         .filter(|id| id.to_lowercase().contains(&tail))
         .take(5)
         .collect();

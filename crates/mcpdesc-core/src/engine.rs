@@ -11,9 +11,12 @@ use thiserror::Error;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::document::{Document, Format, Limits, LoadError};
 use crate::eval::{self, Selection};
-use crate::rules::{Catalogue, RuleLoadError, RuleSet};
+use crate::rules::releases::UnservedVersion;
+use crate::rules::{Catalogue, CatalogueSet, RuleLoadError, RuleSet};
 
-/// A compiled catalogue plus evaluation settings.
+/// The compiled catalogues of every release plus evaluation settings. Each document is
+/// judged by the release its declared specification version chooses, unless
+/// [`Engine::with_spec_version`] fixes one.
 ///
 /// ```
 /// use mcpdesc_core::{Engine, Format};
@@ -28,7 +31,9 @@ use crate::rules::{Catalogue, RuleLoadError, RuleSet};
 /// ```
 #[derive(Debug, Clone)]
 pub struct Engine {
-    catalogue: Arc<Catalogue>,
+    releases: Arc<CatalogueSet>,
+    /// The release every document is judged by, when fixed.
+    chosen: Option<Arc<Catalogue>>,
     limits: Limits,
     selection: Selection,
     /// The protocol version of traffic messages whose data does not say.
@@ -79,26 +84,60 @@ pub enum FileError {
 }
 
 impl Engine {
-    /// The catalogue embedded in the library.
+    /// Every release embedded in the library.
     pub fn embedded() -> Result<Engine, RuleLoadError> {
         Engine::from_rule_set(&RuleSet::embedded())
     }
 
-    /// The catalogue in a rules directory.
+    /// The releases in a rules directory.
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<Engine, RuleLoadError> {
         Engine::from_rule_set(&RuleSet::from_dir(dir.as_ref())?)
     }
 
-    pub fn from_rule_set(set: &RuleSet) -> Result<Engine, RuleLoadError> {
-        Ok(Engine::new(set.compile()?))
+    /// The releases of several rules directories (see [`RuleSet::from_dirs`]).
+    pub fn from_dirs(dirs: &[std::path::PathBuf]) -> Result<Engine, RuleLoadError> {
+        Engine::from_rule_set(&RuleSet::from_dirs(dirs)?)
     }
 
+    pub fn from_rule_set(set: &RuleSet) -> Result<Engine, RuleLoadError> {
+        Ok(Engine::from_releases(set.compile()?))
+    }
+
+    /// An engine of one catalogue.
     pub fn new(catalogue: Catalogue) -> Engine {
+        Engine::from_releases(CatalogueSet::new(vec![catalogue]))
+    }
+
+    pub fn from_releases(releases: CatalogueSet) -> Engine {
         Engine {
-            catalogue: Arc::new(catalogue),
+            releases: Arc::new(releases),
+            chosen: None,
             limits: Limits::default(),
             selection: Selection::default(),
             traffic_version: None,
+        }
+    }
+
+    /// Judges every document by the release that serves specification version `version`
+    /// (whatever the document declares), or by the document's choice again with `None`.
+    pub fn with_spec_version(mut self, version: Option<&str>) -> Result<Engine, UnservedVersion> {
+        self.chosen = match version {
+            Some(v) => Some(self.releases.for_spec_version(v)?.clone()),
+            None => None,
+        };
+        Ok(self)
+    }
+
+    /// Every release this engine serves.
+    pub fn releases(&self) -> &CatalogueSet {
+        &self.releases
+    }
+
+    /// The release that judges a document with this root value.
+    pub fn catalogue_for(&self, root: &Value) -> &Catalogue {
+        match &self.chosen {
+            Some(c) => c,
+            None => self.releases.for_document(root),
         }
     }
 
@@ -124,8 +163,13 @@ impl Engine {
         self
     }
 
+    /// The release fixed by [`Engine::with_spec_version`], else the default release (the
+    /// newest that is not a pre-release).
     pub fn catalogue(&self) -> &Catalogue {
-        &self.catalogue
+        match &self.chosen {
+            Some(c) => c,
+            None => self.releases.default_release(),
+        }
     }
 
     pub fn limits(&self) -> &Limits {
@@ -174,7 +218,12 @@ impl Engine {
 
     fn validate_annotated(&self, doc: &Document) -> Report {
         Report {
-            diagnostics: eval::evaluate(&self.catalogue, doc, &self.selection, &self.limits),
+            diagnostics: eval::evaluate(
+                self.catalogue_for(doc.value()),
+                doc,
+                &self.selection,
+                &self.limits,
+            ),
             load_error: None,
         }
     }
@@ -186,9 +235,10 @@ impl Engine {
     }
 
     fn annotated(&self, mut doc: Document) -> Document {
+        let traffic = &self.catalogue_for(doc.value()).traffic;
         crate::traffic::annotate(
             doc.value_mut(),
-            &self.catalogue.traffic,
+            traffic,
             self.traffic_version.as_deref(),
         );
         doc
@@ -208,7 +258,7 @@ impl Engine {
                 report
             }
             Err(e) => Report {
-                diagnostics: eval::load_error_diagnostics(&self.catalogue, &e, &self.selection),
+                diagnostics: eval::load_error_diagnostics(self.catalogue(), &e, &self.selection),
                 load_error: Some(LoadFailure {
                     code: e.kind.code(),
                     message: e.kind.to_string(),

@@ -19,11 +19,13 @@ fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn catalogue() -> Catalogue {
+fn catalogue() -> std::sync::Arc<Catalogue> {
     let dir = workspace().join("rules");
     RuleSet::from_dir(&dir)
         .and_then(|set| set.compile())
         .unwrap_or_else(|e| panic!("the rules directory {} does not load:\n{e}", dir.display()))
+        .default_release()
+        .clone()
 }
 
 fn notes_text() -> String {

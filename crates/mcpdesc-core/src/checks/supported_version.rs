@@ -16,9 +16,10 @@ struct SupportedSpecVersion;
 
 pub(super) const SPEC: CheckSpec = CheckSpec {
     name: "supported-spec-version",
-    summary: "A string value is a semantic version equal to one of the catalogue's \
-              `spec-versions`.",
-    params: &["supported"],
+    summary: "A string value is a semantic version that the judging release's \
+              `spec-versions` include. `{supported}` lists every version the loaded releases \
+              serve; `{release}` is the judging release.",
+    params: &["supported", "release"],
     compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         options::<Options>(m)?;
         Ok(Box::new(SupportedSpecVersion))
@@ -31,12 +32,16 @@ impl Check for SupportedSpecVersion {
         let Some(text) = node.value.as_str() else {
             return;
         };
-        let ok = semver::Version::parse(text).is_ok_and(|v| cx.spec_versions.contains(&v));
+        let ok = semver::Version::parse(text).is_ok_and(|v| cx.release.serves(&v));
         if !ok {
-            let supported: Vec<_> = cx.spec_versions.iter().map(|v| v.to_string()).collect();
+            let supported = match cx.release.supported_by_set.as_str() {
+                "" => super::super::rules::releases::describe(&cx.release.serves),
+                all => all.to_owned(),
+            };
             out.push(
                 Finding::new(node.pointer)
-                    .with("supported", supported.join(", "))
+                    .with("supported", supported)
+                    .with("release", cx.release.version.to_string())
                     .with("value", excerpt(node.value)),
             );
         }

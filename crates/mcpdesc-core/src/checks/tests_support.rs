@@ -60,11 +60,19 @@ pub(crate) fn run_for(check: &Value, doc: &Value, at: &str, version: Option<&str
     let scopes = ScopeMap::compute(doc, &config, &versions);
     let document = Document::from_value(doc.clone());
     let cache = DocCache::default();
+    let release = crate::rules::Release {
+        version: semver::Version::new(1, 0, 0),
+        serves: vec![crate::rules::SpecVersionReq::parse("1.0.0").unwrap()],
+        extends: None,
+        summary: None,
+        lineage: Vec::new(),
+        supported_by_set: String::new(),
+    };
     let cx = EvalCtx {
         doc: &document,
         root: document.value(),
         versions: &versions,
-        spec_versions: &[],
+        release: &release,
         version: version.and_then(|v| versions.parse(v)),
         scopes: &scopes,
         cache: &cache,

@@ -62,8 +62,8 @@ impl CatalogueChanges {
 
 /// Compares two catalogues rule by rule (by id).
 pub fn compare_catalogues(old: &Catalogue, new: &Catalogue) -> CatalogueChanges {
-    let old_rules: HashMap<&str, &Rule> = old.rules.iter().map(|r| (r.id(), r)).collect();
-    let new_rules: HashMap<&str, &Rule> = new.rules.iter().map(|r| (r.id(), r)).collect();
+    let old_rules: HashMap<&str, &Rule> = old.rules.iter().map(|r| (r.id(), &**r)).collect();
+    let new_rules: HashMap<&str, &Rule> = new.rules.iter().map(|r| (r.id(), &**r)).collect();
     let mut changes = CatalogueChanges {
         catalogue: diff_values(&to_value(&old.def), &to_value(&new.def)),
         ..CatalogueChanges::default()

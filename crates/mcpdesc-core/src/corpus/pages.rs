@@ -41,7 +41,7 @@ pub struct Pages {
 pub fn generate(cat: &Catalogue, out_dir: &Path) -> Pages {
     let ctx = Ctx::new(cat, out_dir);
     let mut pages = Pages::default();
-    let mut rules: Vec<&Rule> = cat.rules.iter().collect();
+    let mut rules: Vec<&Rule> = cat.rules.iter().map(|r| &**r).collect();
     rules.sort_by(|a, b| a.id().cmp(b.id()));
     let mut owners: BTreeMap<&str, Vec<&Rule>> = BTreeMap::new();
     for rule in &rules {

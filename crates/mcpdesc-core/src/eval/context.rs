@@ -17,7 +17,8 @@ pub struct EvalCtx<'d> {
     pub doc: &'d Document,
     pub root: &'d Value,
     pub versions: &'d VersionList,
-    pub spec_versions: &'d [semver::Version],
+    /// The release judging the document.
+    pub release: &'d crate::rules::Release,
     /// The protocol version being evaluated; `None` for checks that do not depend on it.
     pub version: Option<Version>,
     pub scopes: &'d ScopeMap,

@@ -124,7 +124,7 @@ fn evaluate_on(
         doc,
         root,
         versions: &cat.versions,
-        spec_versions: &cat.spec_versions,
+        release: &cat.release,
         version: None,
         scopes: &scopes,
         cache: &cache,
@@ -272,7 +272,7 @@ fn limit_rule<'c>(
         r.checks
             .iter()
             .any(|c| c.check.on_load_error(&kind).is_some())
-            .then(|| (r, Severity::Error.max(cap(r, r.severity))))
+            .then(|| (&**r, Severity::Error.max(cap(r, r.severity))))
     })
 }
 
@@ -326,7 +326,7 @@ impl<'d> EvalCtx<'d> {
             doc: self.doc,
             root: self.root,
             versions: self.versions,
-            spec_versions: self.spec_versions,
+            release: self.release,
             version: self.version,
             scopes: self.scopes,
             cache: self.cache,
@@ -349,7 +349,7 @@ fn run_rule(
         }
     }
     let mut findings: Vec<Finding> = Vec::new();
-    for c in &rule.checks {
+    for c in rule.checks.iter() {
         if let Some(w) = &c.when {
             if !w.holds_at(node.pointer, node.value, cx) {
                 continue;
@@ -459,7 +459,7 @@ pub(crate) fn load_error_diagnostics(
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for rule in cat.rules.iter().filter(|r| sel.includes(r.id())) {
-        for c in &rule.checks {
+        for c in rule.checks.iter() {
             if let Some(f) = c.check.on_load_error(&error.kind) {
                 let template = c.message.as_ref().unwrap_or(&rule.message);
                 let message = template.render(|name| f.param(name).map(str::to_owned));
@@ -488,9 +488,10 @@ mod tests {
     /// evaluation limits are met (those documents are evaluated again on one thread).
     #[test]
     fn threads_do_not_change_the_diagnostics() {
-        let cat = crate::rules::RuleSet::embedded()
+        let set = crate::rules::RuleSet::embedded()
             .compile()
             .expect("catalogue");
+        let cat = set.default_release().clone();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec-fixtures");
         let tight = Limits {
             max_schemas: 1,

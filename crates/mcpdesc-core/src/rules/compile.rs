@@ -19,28 +19,35 @@ use crate::versions::{VersionList, VersionSet};
 use super::file::{Applicability, CatalogueDef, Level, RuleDef, Severity};
 use super::load::{ParsedFile, Problems};
 use super::surfaces::{self, SurfaceMap};
+use super::releases::{Ancestor, Release, RuleHistory, SpecVersionReq};
 use super::{Catalogue, CompiledCheck, Rule, RuleSource};
 use crate::traffic::{DocumentKind, TrafficConfig};
 
 const TOP_LEVEL: &[&str] = &["catalogue", "surfaces", "rules"];
+/// Keys only a release that extends another may use.
+pub(super) const CHANGES: &[&str] = &["replace", "retire", "applicability"];
 
-pub(super) fn compile(
-    files: &[ParsedFile],
-    others: &HashMap<String, super::Text>,
-    dir: Option<PathBuf>,
-    problems: &mut Problems,
-) -> Option<Catalogue> {
+/// Reports top-level keys outside `allowed` (and change keys in a whole catalogue).
+pub(super) fn check_top_level(files: &[ParsedFile], allowed: &[&str], problems: &mut Problems) {
     for f in files {
         match f.value("") {
             Some(Value::Object(map)) => {
-                for k in map.keys().filter(|k| !TOP_LEVEL.contains(&k.as_str())) {
-                    problems.push(
-                        f,
-                        &format!("/{k}"),
+                for k in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
+                    let message = if CHANGES.contains(&k.as_str()) {
                         format!(
-                            "unknown top-level key `{k}`, expected `catalogue`, `surfaces` or `rules`"
-                        ),
-                    );
+                            "`{k}` changes a rule of the release this one extends, and this release extends none (`catalogue.extends`)"
+                        )
+                    } else {
+                        format!(
+                            "unknown top-level key `{k}`, expected one of {}",
+                            allowed
+                                .iter()
+                                .map(|a| format!("`{a}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    };
+                    problems.push(f, &format!("/{k}"), message);
                 }
             }
             _ => problems.push_value(
@@ -50,6 +57,34 @@ pub(super) fn compile(
             ),
         }
     }
+}
+
+/// The release identity of a whole catalogue: `release`, else its first exact
+/// `spec-versions` entry.
+fn release_version(def: &CatalogueDef) -> Result<(semver::Version, &'static str), String> {
+    if let Some(r) = &def.release {
+        return semver::Version::parse(r)
+            .map(|v| (v, "/catalogue/release"))
+            .map_err(|e| format!("release `{r}` is not a semantic version: {e}"));
+    }
+    def.spec_versions
+        .first()
+        .and_then(|t| semver::Version::parse(t).ok())
+        .map(|v| (v, "/catalogue/spec-versions/0"))
+        .ok_or_else(|| {
+            "name the release (`release`) when the first of `spec-versions` is not an exact version"
+                .to_owned()
+        })
+}
+
+pub(super) fn compile(
+    files: &[ParsedFile],
+    others: &HashMap<String, super::Text>,
+    dir: Option<PathBuf>,
+    fixtures_base: Option<&PathBuf>,
+    problems: &mut Problems,
+) -> Option<Catalogue> {
+    check_top_level(files, TOP_LEVEL, problems);
     let catalogue_files: Vec<&ParsedFile> = files
         .iter()
         .filter(|f| f.value("/catalogue").is_some())
@@ -65,8 +100,15 @@ pub(super) fn compile(
             format!("a second `catalogue`; the first is in {}", cat_file.path),
         );
     }
-    let (def, versions, spec_versions, scope, references, mut paths) =
+    let (def, versions, serves, scope, references, mut paths) =
         compile_catalogue(cat_file, problems)?;
+    let version = match release_version(&def) {
+        Ok((v, _)) => v,
+        Err(message) => {
+            problems.push(cat_file, "/catalogue", message);
+            return None;
+        }
+    };
     let traffic = match def.traffic.as_ref().map(TrafficConfig::compile) {
         None => TrafficConfig::default(),
         Some(Ok(t)) => t,
@@ -75,7 +117,7 @@ pub(super) fn compile(
             TrafficConfig::default()
         }
     };
-    let surfaces = JsonPath::with_compile_memo(|| surfaces::collect(files, problems));
+    let surfaces = JsonPath::with_compile_memo(|| surfaces::collect(files, SurfaceMap::default(), problems));
     let mut path_kinds: Vec<DocumentKind> = Vec::new();
     let mut interned: HashMap<(DocumentKind, String), usize> = HashMap::new();
     // Rules compile independently, so the files are spread over the cores; merging in file
@@ -94,7 +136,7 @@ pub(super) fn compile(
             JsonPath::with_compile_memo(|| {
                 chunk
                     .iter()
-                    .flat_map(|f| compile_rules(f, &versions, &cx, &surfaces))
+                    .flat_map(|f| compile_rules(f, "/rules", "", &versions, &cx, &surfaces))
                     .collect()
             })
         },
@@ -120,29 +162,35 @@ pub(super) fn compile(
         seen.insert(id, source);
         problems.0.extend(outcome.problems.0);
         if let Some(mut rule) = outcome.rule {
-            rule.reads = outcome
-                .given
-                .iter()
-                .map(|(kind, text, _)| (*kind, text.clone()))
-                .collect();
-            rule.given = outcome
-                .given
-                .into_iter()
-                .map(|(kind, text, path)| {
-                    *interned.entry((kind, text)).or_insert_with(|| {
-                        paths.push(path);
-                        path_kinds.push(kind);
-                        paths.len() - 1
-                    })
-                })
-                .collect();
-            rules.push(rule);
+            intern_paths(&mut rule, outcome.given, &mut interned, &mut paths, &mut path_kinds);
+            rule.history = RuleHistory {
+                since: version.clone(),
+                defined_in: version.clone(),
+                changes: Vec::new(),
+            };
+            rules.push(std::sync::Arc::new(rule));
         }
     }
+    let fixtures = def
+        .fixtures
+        .as_deref()
+        .map(|rel| super::resolve_fixtures(fixtures_base.or(dir.as_ref()), rel));
+    let release = Release {
+        version: version.clone(),
+        serves,
+        extends: None,
+        summary: def.summary.clone(),
+        lineage: vec![Ancestor {
+            version,
+            dir: dir.clone().or(fixtures_base.cloned()),
+            fixtures,
+        }],
+        supported_by_set: String::new(),
+    };
     Some(Catalogue {
         def,
         versions,
-        spec_versions,
+        release,
         scope,
         references,
         paths,
@@ -151,27 +199,57 @@ pub(super) fn compile(
         traffic,
         traffic_scope: crate::traffic::scope_config(),
         rules,
+        retired: Vec::new(),
         dir,
         catalogue_file: cat_file.path.clone(),
+        files: std::sync::Arc::new(others.clone()),
     })
 }
 
-/// One rule item of a rule file after compilation, before it joins the catalogue.
-struct RuleOutcome<'f> {
-    file: &'f ParsedFile,
-    ptr: String,
-    /// The rule's id and where it is defined; `None` when the item did not deserialize.
-    identity: Option<(String, RuleSource)>,
-    rule: Option<Rule>,
-    /// The rule's paths by document kind and text, to be numbered when the catalogue is
-    /// assembled.
+/// Numbers the paths a rule reads, sharing each distinct (kind, text) with earlier rules.
+pub(super) fn intern_paths(
+    rule: &mut Rule,
     given: Vec<(DocumentKind, String, JsonPath)>,
-    problems: Problems,
+    interned: &mut HashMap<(DocumentKind, String), usize>,
+    paths: &mut Vec<JsonPath>,
+    path_kinds: &mut Vec<DocumentKind>,
+) {
+    rule.reads = given
+        .iter()
+        .map(|(kind, text, _)| (*kind, text.clone()))
+        .collect();
+    rule.given = given
+        .into_iter()
+        .map(|(kind, text, path)| {
+            *interned.entry((kind, text)).or_insert_with(|| {
+                paths.push(path);
+                path_kinds.push(kind);
+                paths.len() - 1
+            })
+        })
+        .collect();
 }
 
-/// Compiles every rule of `f`.
-fn compile_rules<'f>(
+/// One rule item of a rule file after compilation, before it joins the catalogue.
+pub(super) struct RuleOutcome<'f> {
+    pub file: &'f ParsedFile,
+    /// Pointer of the rule definition in its file.
+    pub ptr: String,
+    /// The rule's id and where it is defined; `None` when the item did not deserialize.
+    pub identity: Option<(String, RuleSource)>,
+    pub rule: Option<Rule>,
+    /// The rule's paths by document kind and text, to be numbered when the catalogue is
+    /// assembled.
+    pub given: Vec<(DocumentKind, String, JsonPath)>,
+    pub problems: Problems,
+}
+
+/// Compiles every rule of the list at `list` in `f`; each item's rule is at `item` below it
+/// (`""` for a list of rules, `/rule` for a list of replacements).
+pub(super) fn compile_rules<'f>(
     f: &'f ParsedFile,
+    list: &str,
+    item: &str,
     versions: &VersionList,
     cx: &CompileCx<'_>,
     surfaces: &SurfaceMap,
@@ -184,17 +262,23 @@ fn compile_rules<'f>(
         given: Vec::new(),
         problems,
     };
-    let Some(list) = f.value("/rules") else {
+    let Some(value) = f.value(list) else {
         return Vec::new();
     };
-    let Some(items) = list.as_array() else {
+    let Some(items) = value.as_array() else {
         let mut problems = Problems::default();
-        problems.push_value(f, "/rules", "`rules` is a list of rules");
-        return vec![outcome("/rules".to_owned(), problems)];
+        let name = &list[1..];
+        problems.push_value(f, list, format!("`{name}` is a list"));
+        return vec![outcome(list.to_owned(), problems)];
     };
     (0..items.len())
         .map(|i| {
-            let ptr = format!("/rules/{i}");
+            let ptr = format!("{list}/{i}{item}");
+            if f.value(&ptr).is_none() {
+                let mut problems = Problems::default();
+                problems.push_value(f, &format!("{list}/{i}"), format!("missing `{}`", &item[1..]));
+                return outcome(ptr, problems);
+            }
             let mut problems = Problems::default();
             let Some(def) = f.deserialize::<RuleDef>(&ptr, &mut problems) else {
                 return outcome(ptr, problems);
@@ -226,10 +310,27 @@ fn compile_rules<'f>(
         .collect()
 }
 
+/// The entries of `spec-versions` (at `at`/spec-versions), each a version or a range.
+pub(super) fn spec_version_reqs(
+    texts: &[String],
+    f: &ParsedFile,
+    at: &str,
+    problems: &mut Problems,
+) -> Vec<SpecVersionReq> {
+    let mut out = Vec::new();
+    for (i, v) in texts.iter().enumerate() {
+        match SpecVersionReq::parse(v) {
+            Ok(r) => out.push(r),
+            Err(e) => problems.push_value(f, &format!("{at}/spec-versions/{i}"), e),
+        }
+    }
+    out
+}
+
 type CompiledCatalogue = (
     CatalogueDef,
     VersionList,
-    Vec<semver::Version>,
+    Vec<SpecVersionReq>,
     ScopeConfig,
     Option<ReferenceConfig>,
     Vec<JsonPath>,
@@ -257,17 +358,7 @@ fn compile_catalogue(f: &ParsedFile, problems: &mut Problems) -> Option<Compiled
             );
         }
     }
-    let mut spec_versions = Vec::new();
-    for (i, v) in def.spec_versions.iter().enumerate() {
-        match semver::Version::parse(v) {
-            Ok(sv) => spec_versions.push(sv),
-            Err(e) => problems.push_value(
-                f,
-                &format!("/catalogue/spec-versions/{i}"),
-                format!("`{v}` is not a semantic version: {e}"),
-            ),
-        }
-    }
+    let spec_versions = spec_version_reqs(&def.spec_versions, f, "/catalogue", problems);
     let path = |p: &str, ptr: &str, problems: &mut Problems| {
         JsonPath::compile(p)
             .map_err(|e| problems.push_value(f, ptr, e.to_string()))
@@ -419,53 +510,24 @@ impl RuleCompiler<'_> {
             evaluated,
             warns,
             source,
+            history: RuleHistory {
+                since: semver::Version::new(0, 0, 0),
+                defined_in: semver::Version::new(0, 0, 0),
+                changes: Vec::new(),
+            },
             given: Vec::new(),
             reads: Vec::new(),
             when,
-            checks,
+            checks: checks.into(),
             message: message?,
             version_sensitive,
         })
     }
 
     fn applicability(&mut self, def: &RuleDef) -> (VersionSet, VersionSet) {
-        let mut evaluated = VersionSet::EMPTY;
-        let mut warns = VersionSet::EMPTY;
-        for (name, a) in &def.applicability {
-            let Some(v) = self.versions.parse(name) else {
-                let known: Vec<_> = self.versions.iter().map(|(_, n)| n).collect();
-                self.problem(
-                    &format!("/applicability/{name}"),
-                    format!(
-                        "unknown protocol version `{name}`; the catalogue has {}",
-                        known.join(", ")
-                    ),
-                );
-                continue;
-            };
-            match a {
-                Applicability::Applies => evaluated.insert(v),
-                Applicability::Warns => {
-                    evaluated.insert(v);
-                    warns.insert(v);
-                }
-                Applicability::NotApplicable => {}
-            }
-        }
-        let missing: Vec<&str> = self
-            .versions
-            .iter()
-            .filter(|(_, n)| !def.applicability.contains_key(*n))
-            .map(|(_, n)| n)
-            .collect();
-        if !missing.is_empty() {
-            self.problem(
-                "/applicability",
-                format!(
-                    "the applicability table does not name {}",
-                    missing.join(", ")
-                ),
-            );
+        let (evaluated, warns, found) = applicability_sets(&def.applicability, self.versions);
+        for (rel, message) in found {
+            self.problem(&rel, message);
         }
         (evaluated, warns)
     }
@@ -633,6 +695,53 @@ impl RuleCompiler<'_> {
             message,
         })
     }
+}
+
+/// The versions an applicability table evaluates and warns in, with its problems as
+/// (pointer relative to the table's owner, message).
+pub(super) fn applicability_sets(
+    table: &std::collections::BTreeMap<String, Applicability>,
+    versions: &VersionList,
+) -> (VersionSet, VersionSet, Vec<(String, String)>) {
+    let mut evaluated = VersionSet::EMPTY;
+    let mut warns = VersionSet::EMPTY;
+    let mut problems = Vec::new();
+    for (name, a) in table {
+        let Some(v) = versions.parse(name) else {
+            let known: Vec<_> = versions.iter().map(|(_, n)| n).collect();
+            problems.push((
+                format!("/applicability/{}", crate::document::pointer::escape(name)),
+                format!(
+                    "unknown protocol version `{name}`; the catalogue has {}",
+                    known.join(", ")
+                ),
+            ));
+            continue;
+        };
+        match a {
+            Applicability::Applies => evaluated.insert(v),
+            Applicability::Warns => {
+                evaluated.insert(v);
+                warns.insert(v);
+            }
+            Applicability::NotApplicable => {}
+        }
+    }
+    let missing: Vec<&str> = versions
+        .iter()
+        .filter(|(_, n)| !table.contains_key(*n))
+        .map(|(_, n)| n)
+        .collect();
+    if !missing.is_empty() {
+        problems.push((
+            "/applicability".to_owned(),
+            format!(
+                "the applicability table does not name {}",
+                missing.join(", ")
+            ),
+        ));
+    }
+    (evaluated, warns, problems)
 }
 
 fn params_of(name: &str) -> impl Iterator<Item = &'static str> {

@@ -11,15 +11,88 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RuleFile {
-    /// The catalogue description: exactly one file of a rules directory carries it.
+    /// The release this directory holds: a whole catalogue, or a release that extends
+    /// another. Exactly one file of a release's directory carries it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub catalogue: Option<CatalogueDef>,
+    pub catalogue: Option<CatalogueBlock>,
     /// Surfaces this file defines: where each MCP surface occurs in every document kind.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub surfaces: BTreeMap<String, SurfaceDef>,
-    /// The rules this file defines.
+    /// The rules this file defines (in a release that extends another: rules it adds).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<RuleDef>,
+    /// In a release that extends another: rules that replace the base's rule of the same id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replace: Vec<ReplaceDef>,
+    /// In a release that extends another: rules of the base this release no longer has.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retire: Vec<RetireDef>,
+    /// In a release that extends another: new applicability tables for rules of the base.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applicability: Vec<ApplicabilityChange>,
+}
+
+/// The `catalogue` block: a whole catalogue, or a release extending another.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum CatalogueBlock {
+    Extension(ReleaseDef),
+    Whole(CatalogueDef),
+}
+
+/// A release that extends another: it inherits the base's document model, surfaces and
+/// rules, and states only what it changes.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ReleaseDef {
+    /// The release's version (semver, pre-releases such as `0.9.0-rc.3` included).
+    pub release: String,
+    /// The release it extends, by version.
+    pub extends: String,
+    /// The `mcpdesc` versions this release judges: exact versions or semver ranges such as
+    /// `>=0.9.0-rc.1, <0.10.0` (default: the release's own version).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spec_versions: Vec<String>,
+    /// What the release is, in one sentence, for its rule pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Directory of the release's example fixtures, relative to the release's directory
+    /// (default: the base's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixtures: Option<String>,
+    /// Rule page URL template (default: the base's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docs_url: Option<String>,
+}
+
+/// A rule that replaces the base's rule of the same id, with why.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ReplaceDef {
+    /// What changed and why, for the rule page and `diff`.
+    pub reason: String,
+    /// The whole new rule; its `id` names the rule replaced.
+    pub rule: RuleDef,
+}
+
+/// A rule of the base that a release retires.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RetireDef {
+    pub id: String,
+    /// Why the rule is gone, for the rule page and `diff`.
+    pub reason: String,
+}
+
+/// A new applicability table for a rule of the base; the rule is otherwise unchanged.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ApplicabilityChange {
+    pub id: String,
+    /// For every protocol version of the catalogue: whether the rule applies.
+    pub applicability: BTreeMap<String, Applicability>,
+    /// Why the applicability changed, for the rule page and `diff`.
+    pub reason: String,
 }
 
 /// One MCP surface (a request's params, a result, a notification, an error, or an object
@@ -146,8 +219,20 @@ pub struct HandshakeDef {
 pub struct CatalogueDef {
     /// Human name of the document format, e.g. "MCP Description".
     pub name: String,
-    /// Specification versions this catalogue implements (semver).
+    /// The release's version (semver); default: the first of `spec-versions`, which must then
+    /// be an exact version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
+    /// What the release is, in one sentence, for its rule pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The `mcpdesc` versions this catalogue judges: exact versions (`0.8.0`) or semver
+    /// ranges (`>=0.9.0-rc.1, <0.10.0`).
     pub spec_versions: Vec<String>,
+    /// JSON Pointer of the member by which a document declares its specification version;
+    /// it chooses the release that judges the document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_version_pointer: Option<String>,
     /// Protocol versions, oldest first. Applicability tables must name each of them.
     pub protocol_versions: Vec<String>,
     /// Protocol versions whose validation is known to be incomplete (informational; rules
@@ -159,7 +244,8 @@ pub struct CatalogueDef {
     /// Directory of the example fixtures, relative to the rules directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixtures: Option<String>,
-    /// Base URL of the published rule pages; `{owner}` and `{id}` are substituted.
+    /// Where each rule's page is: a URL or repository path template in which `{release}`,
+    /// `{owner}` and `{id}` are substituted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docs_url: Option<String>,
     /// In-document references the engine replaces by their targets before any rule runs.

@@ -10,9 +10,8 @@ use thiserror::Error;
 
 use crate::document::{pointer, Document, Format, Limits};
 
-use super::compile::compile;
 use super::embedded;
-use super::Catalogue;
+use super::releases::CatalogueSet;
 
 /// The contents of a rules-directory file: borrowed from the binary, or read from disk.
 pub type Text = std::borrow::Cow<'static, str>;
@@ -117,9 +116,18 @@ impl fmt::Display for RuleLoadError {
     }
 }
 
-/// The files of a rules directory, before compilation.
+/// The files of one or more rules directories, before compilation. Each directory holds
+/// one release or several (see [`RuleSet::compile`]).
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
+    roots: Vec<Root>,
+    /// Whether a release may extend an embedded release that no root holds.
+    embedded_bases: bool,
+}
+
+/// One rules directory, or the embedded copy.
+#[derive(Debug, Clone, Default)]
+struct Root {
     /// (path relative to the directory with `/` separators, contents), sorted by path. The
     /// embedded files are borrowed: the protocol schemas alone are most of a megabyte.
     files: Vec<(String, Text)>,
@@ -129,39 +137,45 @@ pub struct RuleSet {
 }
 
 impl RuleSet {
-    /// The catalogue compiled into this library.
+    /// The catalogue compiled into this library: every embedded release.
     pub fn embedded() -> RuleSet {
         RuleSet {
-            files: embedded::FILES
-                .iter()
-                .map(|(p, t, _)| ((*p).to_owned(), Text::Borrowed(t)))
-                .collect(),
-            snapshots: embedded::FILES
-                .iter()
-                .filter_map(|(p, _, s)| Some(((*p).to_owned(), (*s)?)))
-                .collect(),
-            dir: None,
+            roots: vec![embedded_root()],
+            embedded_bases: false,
         }
     }
 
     /// Every file below `dir` (rule files are `*.yaml` / `*.yml`; other files, such as JSON
     /// schemas, are available to checks by relative path).
     pub fn from_dir(dir: &Path) -> Result<RuleSet, RuleLoadError> {
-        let mut files = Vec::new();
+        RuleSet::from_dirs(&[dir.to_path_buf()])
+    }
+
+    /// The releases of several directories, loaded together. A release may extend one in
+    /// another directory, or an embedded release that none of them holds.
+    pub fn from_dirs(dirs: &[PathBuf]) -> Result<RuleSet, RuleLoadError> {
+        let mut roots = Vec::new();
         let mut problems = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        read_dir(dir, dir, &mut files, &mut problems, &mut seen);
+        for dir in dirs {
+            let mut files = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            read_dir(dir, dir, &mut files, &mut problems, &mut seen);
+            files.sort();
+            roots.push(Root {
+                files: files
+                    .into_iter()
+                    .map(|(p, t)| (p, Text::Owned(t)))
+                    .collect(),
+                snapshots: HashMap::new(),
+                dir: Some(dir.clone()),
+            });
+        }
         if !problems.is_empty() {
             return Err(RuleLoadError { problems });
         }
-        files.sort();
         Ok(RuleSet {
-            files: files
-                .into_iter()
-                .map(|(p, t)| (p, Text::Owned(t)))
-                .collect(),
-            snapshots: HashMap::new(),
-            dir: Some(dir.to_path_buf()),
+            roots,
+            embedded_bases: true,
         })
     }
 
@@ -170,52 +184,176 @@ impl RuleSet {
         let mut files = files;
         files.sort();
         RuleSet {
-            files: files
-                .into_iter()
-                .map(|(p, t)| (p, Text::Owned(t)))
-                .collect(),
-            snapshots: HashMap::new(),
-            dir: None,
+            roots: vec![Root {
+                files: files
+                    .into_iter()
+                    .map(|(p, t)| (p, Text::Owned(t)))
+                    .collect(),
+                snapshots: HashMap::new(),
+                dir: None,
+            }],
+            embedded_bases: true,
         }
     }
 
-    /// Parses and compiles every rule file.
-    pub fn compile(&self) -> Result<Catalogue, RuleLoadError> {
+    /// Parses and compiles every release.
+    ///
+    /// A file with a `catalogue` block starts a release; the release's files are those in
+    /// that file's directory and below, except directories that start a release of their
+    /// own. A release that `extends` another is compiled from the compiled base: only the
+    /// rules it adds or changes are compiled again.
+    pub fn compile(&self) -> Result<CatalogueSet, RuleLoadError> {
         let mut problems = Problems::default();
-        let mut parsed = Vec::new();
-        let mut others = HashMap::new();
-        let mut rule_files = Vec::new();
-        for (path, text) in &self.files {
-            if is_rule_file(path) {
-                rule_files.push((path, &**text, self.snapshots.get(path).copied()));
-            } else {
-                others.insert(path.clone(), text.clone());
-            }
+        let several = self.roots.len() > 1;
+        let mut groups = Vec::new();
+        for root in &self.roots {
+            groups.extend(releases_of(root, several, &mut problems));
         }
-        for ((path, text, _), loaded) in rule_files.iter().zip(parse_all(&rule_files)) {
-            match loaded {
-                Ok(doc) => parsed.push(ParsedFile {
-                    path: (*path).clone(),
-                    text_len: text.len(),
-                    doc,
-                }),
-                Err(e) => {
-                    problems.push_at(path, e.position.line, e.position.column, e.kind.to_string())
-                }
-            }
+        let wanted = super::extend::missing_bases(&groups);
+        if self.embedded_bases && !wanted.is_empty() {
+            let embedded = releases_of(&embedded_root(), false, &mut Problems::default());
+            groups.extend(super::extend::bases_among(embedded, &wanted));
         }
-        let result = compile(&parsed, &others, self.dir.clone(), &mut problems);
-        match result {
-            Some(c) if problems.0.is_empty() => Ok(c),
-            _ => {
-                let mut problems = problems.0;
-                problems
-                    .sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
-                problems.dedup();
-                Err(RuleLoadError { problems })
-            }
+        let releases = super::extend::compile_releases(groups, &mut problems);
+        if problems.0.is_empty() && !releases.is_empty() {
+            return Ok(CatalogueSet::new(releases));
+        }
+        let mut problems = problems.0;
+        problems.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        problems.dedup();
+        Err(RuleLoadError { problems })
+    }
+}
+
+fn embedded_root() -> Root {
+    Root {
+        files: embedded::FILES
+            .iter()
+            .map(|(p, t, _)| ((*p).to_owned(), Text::Borrowed(t)))
+            .collect(),
+        snapshots: embedded::FILES
+            .iter()
+            .filter_map(|(p, _, s)| Some(((*p).to_owned(), (*s)?)))
+            .collect(),
+        dir: None,
+    }
+}
+
+/// The files of one release, before compilation.
+pub(super) struct ReleaseFiles {
+    /// Rule files, with paths as shown in problems and rule sources.
+    pub parsed: Vec<ParsedFile>,
+    /// Other files (schemas), by path relative to the release's directory.
+    pub others: HashMap<String, Text>,
+    /// The release's directory on disk (`None` when embedded).
+    pub dir: Option<PathBuf>,
+    /// Where the embedded release's fixtures are looked for.
+    pub embedded_dir: Option<PathBuf>,
+}
+
+/// The directory part of a relative path (`""` at the top).
+fn parent_of(rel: &str) -> &str {
+    rel.rfind('/').map_or("", |i| &rel[..i])
+}
+
+/// Whether `dir` is `base` or below it.
+fn is_within(dir: &str, base: &str) -> bool {
+    base.is_empty() || dir == base || dir.starts_with(&format!("{base}/"))
+}
+
+/// Parses a root's rule files and groups every file into the release it belongs to.
+fn releases_of(root: &Root, several: bool, problems: &mut Problems) -> Vec<ReleaseFiles> {
+    let shown = |rel: &str| match (&root.dir, several) {
+        (Some(d), true) => format!("{}/{rel}", d.display()),
+        _ => rel.to_owned(),
+    };
+    let rule_files: Vec<(&String, &str, Option<&'static [u8]>)> = root
+        .files
+        .iter()
+        .filter(|(p, _)| is_rule_file(p))
+        .map(|(p, t)| (p, &**t, root.snapshots.get(p).copied()))
+        .collect();
+    let mut parsed = Vec::new();
+    for ((path, text, _), loaded) in rule_files.iter().zip(parse_all(&rule_files)) {
+        match loaded {
+            Ok(doc) => parsed.push(((*path).clone(), ParsedFile {
+                path: shown(path),
+                text_len: text.len(),
+                doc,
+            })),
+            Err(e) => problems.push_at(
+                &shown(path),
+                e.position.line,
+                e.position.column,
+                e.kind.to_string(),
+            ),
         }
     }
+    // The directories that start a release, each with its first catalogue file.
+    let mut starts: Vec<(String, String)> = Vec::new();
+    for (rel, f) in &parsed {
+        if f.value("/catalogue").is_none() {
+            continue;
+        }
+        let dir = parent_of(rel).to_owned();
+        match starts.iter().find(|(d, _)| *d == dir) {
+            Some((_, first)) => problems.push(
+                f,
+                "/catalogue",
+                format!("a second `catalogue`; the first is in {first}"),
+            ),
+            None => starts.push((dir, f.path.clone())),
+        }
+    }
+    if starts.is_empty() {
+        let label = root.dir.as_ref().filter(|_| several).map_or(String::new(), |d| d.display().to_string());
+        problems.push_at(&label, 0, 0, "no rule file defines the `catalogue`");
+        return Vec::new();
+    }
+    // The deepest start that contains a directory owns it.
+    let owner = |rel: &str| {
+        let dir = parent_of(rel);
+        starts
+            .iter()
+            .enumerate()
+            .filter(|(_, (d, _))| is_within(dir, d))
+            .max_by_key(|(_, (d, _))| d.len())
+            .map(|(i, _)| i)
+    };
+    let mut groups: Vec<ReleaseFiles> = starts
+        .iter()
+        .map(|(d, _)| {
+            let sub = |base: &Path| if d.is_empty() { base.to_path_buf() } else { base.join(d) };
+            ReleaseFiles {
+                parsed: Vec::new(),
+                others: HashMap::new(),
+                dir: root.dir.as_deref().map(sub),
+                embedded_dir: root
+                    .dir
+                    .is_none()
+                    .then(|| sub(Path::new(embedded::RULES_DIR))),
+            }
+        })
+        .collect();
+    for (rel, f) in parsed {
+        match owner(&rel) {
+            Some(i) => groups[i].parsed.push(f),
+            None => problems.push_at(
+                &f.path,
+                1,
+                1,
+                "this file belongs to no release: no file in its directory or above has a `catalogue`",
+            ),
+        }
+    }
+    for (rel, text) in root.files.iter().filter(|(p, _)| !is_rule_file(p)) {
+        if let Some(i) = owner(rel) {
+            let base = &starts[i].0;
+            let inner = if base.is_empty() { rel.as_str() } else { &rel[base.len() + 1..] };
+            groups[i].others.insert(inner.to_owned(), text.clone());
+        }
+    }
+    groups
 }
 
 fn is_rule_file(path: &str) -> bool {

@@ -4,11 +4,14 @@
 mod compile;
 pub(crate) mod embedded;
 pub mod file;
+mod extend;
 mod load;
+pub mod releases;
 pub mod schema;
 pub mod surfaces;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::checks::Check;
 use crate::eval::condition::Condition;
@@ -21,13 +24,15 @@ use crate::versions::{VersionList, VersionSet};
 
 pub use file::{Applicability, RuleDef, Severity};
 pub use load::{RuleLoadError, RuleProblem, RuleSet, Text};
+pub use releases::{CatalogueSet, Release, RetiredRule, RuleHistory, SpecVersionReq};
 
 /// A compiled catalogue: the protocol versions, the scope model and every rule.
 #[derive(Debug)]
 pub struct Catalogue {
     pub def: file::CatalogueDef,
     pub versions: VersionList,
-    pub spec_versions: Vec<semver::Version>,
+    /// The release this catalogue is, and the `mcpdesc` versions it judges.
+    pub release: Release,
     pub(crate) scope: ScopeConfig,
     /// References substituted before evaluation, if the catalogue declares them.
     pub(crate) references: Option<ReferenceConfig>,
@@ -41,26 +46,54 @@ pub struct Catalogue {
     pub(crate) traffic: crate::traffic::TrafficConfig,
     /// The scope model of traffic captures.
     pub(crate) traffic_scope: ScopeConfig,
-    pub rules: Vec<Rule>,
-    /// Where the rules were read from (`None` for the embedded catalogue).
+    /// Shared with the releases that extend this one, where they are unchanged.
+    pub rules: Vec<Arc<Rule>>,
+    /// Rules of earlier releases that this release or one it extends retired.
+    pub retired: Vec<RetiredRule>,
+    /// The release's directory (`None` for the embedded catalogue).
     pub dir: Option<PathBuf>,
     /// The file that holds the catalogue definition.
     pub catalogue_file: String,
+    /// The release's other files (schemas), by path relative to its directory; a release
+    /// that extends it starts from them.
+    pub(crate) files: Arc<std::collections::HashMap<String, Text>>,
 }
 
 impl Catalogue {
     pub fn rule(&self, id: &str) -> Option<&Rule> {
-        self.rules.iter().find(|r| r.def.id == id)
+        self.rules.iter().find(|r| r.def.id == id).map(|r| &**r)
     }
 
-    /// The fixture directory named by the catalogue, resolved against the rules directory.
+    /// The release's own fixture directory, resolved against its directory.
     pub fn fixtures_dir(&self) -> Option<PathBuf> {
-        let rel = self.def.fixtures.as_ref()?;
-        let base = match &self.dir {
-            Some(d) => d.clone(),
-            None => PathBuf::from(embedded::RULES_DIR),
-        };
-        Some(base.join(rel))
+        self.release.lineage.last()?.fixtures.clone()
+    }
+
+    /// The fixture directory of the release that defines `rule` (its examples are there).
+    pub fn fixtures_dir_of(&self, rule: &Rule) -> Option<PathBuf> {
+        self.release
+            .lineage
+            .iter()
+            .find(|a| a.version == rule.history.defined_in)?
+            .fixtures
+            .clone()
+    }
+
+    /// The rules this release defines itself (added or replaced here): the rules whose
+    /// examples are in its fixture directory.
+    pub fn own_rules(&self) -> impl Iterator<Item = &Arc<Rule>> {
+        self.rules
+            .iter()
+            .filter(|r| r.history.defined_in == self.release.version)
+    }
+}
+
+/// The fixture directory `rel` of a release read from `dir` (the embedded rules directory
+/// when `None`).
+pub(crate) fn resolve_fixtures(dir: Option<&PathBuf>, rel: &str) -> PathBuf {
+    match dir {
+        Some(d) => d.join(rel),
+        None => PathBuf::from(embedded::RULES_DIR).join(rel),
     }
 }
 
@@ -74,7 +107,7 @@ pub struct RuleSource {
 }
 
 /// A compiled rule.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Rule {
     /// The rule as written.
     pub def: RuleDef,
@@ -84,11 +117,13 @@ pub struct Rule {
     /// Versions where its findings are downgraded to warnings.
     pub warns: VersionSet,
     pub source: RuleSource,
+    /// Since which release it exists and what later releases changed.
+    pub history: RuleHistory,
     pub(crate) given: Vec<usize>,
     /// The document kinds the rule reads, with the paths it reads in each (for display).
     pub reads: Vec<(crate::DocumentKind, String)>,
     pub(crate) when: Option<Condition>,
-    pub(crate) checks: Vec<CompiledCheck>,
+    pub(crate) checks: Arc<[CompiledCheck]>,
     pub(crate) message: Template,
     pub(crate) version_sensitive: bool,
 }

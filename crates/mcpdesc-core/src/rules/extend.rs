@@ -1,0 +1,530 @@
+//! Releases that extend others: resolving `extends`, and compiling a release from its
+//! compiled base plus the rules it adds, replaces, retires or re-scopes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::checks::{CompileCx, Regexes};
+use crate::path::JsonPath;
+
+use super::compile::{
+    applicability_sets, check_top_level, compile, compile_rules, intern_paths, spec_version_reqs,
+    CHANGES,
+};
+use super::file::{ApplicabilityChange, ReleaseDef, RetireDef};
+use super::load::{ParsedFile, Problems, ReleaseFiles};
+use super::releases::{Ancestor, ChangeKind, Release, RetiredRule, RuleChange, RuleHistory};
+use super::{Catalogue, Rule, RuleSource};
+
+/// What a release says of itself before it is compiled.
+struct Identity {
+    /// Its version as written, when it names one.
+    version: Option<String>,
+    /// The release it extends, as written.
+    extends: Option<String>,
+    /// Index of its catalogue file in the group.
+    file: usize,
+}
+
+fn identity(group: &ReleaseFiles) -> Option<Identity> {
+    let file = group
+        .parsed
+        .iter()
+        .position(|f| f.value("/catalogue").is_some())?;
+    let cat = group.parsed[file].value("/catalogue")?;
+    let text = |key: &str| cat.get(key).and_then(|v| v.as_str()).map(str::to_owned);
+    let version = text("release").or_else(|| {
+        cat.get("spec-versions")
+            .and_then(|v| v.get(0))
+            .and_then(|v| v.as_str())
+            .filter(|t| semver::Version::parse(t).is_ok())
+            .map(str::to_owned)
+    });
+    Some(Identity {
+        version,
+        extends: text("extends"),
+        file,
+    })
+}
+
+/// Releases named by `extends` that no group is.
+pub(super) fn missing_bases(groups: &[ReleaseFiles]) -> Vec<String> {
+    let ids: Vec<Identity> = groups.iter().filter_map(identity).collect();
+    let have = |name: &str| ids.iter().any(|i| i.version.as_deref() == Some(name));
+    let mut missing: Vec<String> = ids
+        .iter()
+        .filter_map(|i| i.extends.clone())
+        .filter(|e| !have(e))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    missing
+}
+
+/// The groups of `candidates` that `wanted` names, with the releases they extend in turn.
+pub(super) fn bases_among(candidates: Vec<ReleaseFiles>, wanted: &[String]) -> Vec<ReleaseFiles> {
+    let ids: Vec<Option<Identity>> = candidates.iter().map(identity).collect();
+    let mut wanted: Vec<String> = wanted.to_vec();
+    let mut keep = vec![false; candidates.len()];
+    while let Some(name) = wanted.pop() {
+        for (i, id) in ids.iter().enumerate() {
+            let Some(id) = id else { continue };
+            if !keep[i] && id.version.as_deref() == Some(name.as_str()) {
+                keep[i] = true;
+                wanted.extend(id.extends.clone());
+            }
+        }
+    }
+    candidates
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(g, k)| k.then_some(g))
+        .collect()
+}
+
+/// Compiles every release, each base before the releases that extend it.
+pub(super) fn compile_releases(groups: Vec<ReleaseFiles>, problems: &mut Problems) -> Vec<Catalogue> {
+    let ids: Vec<Option<Identity>> = groups.iter().map(identity).collect();
+    // Release version → group, the first of a version winning.
+    let mut by_version: HashMap<String, usize> = HashMap::new();
+    for (i, id) in ids.iter().enumerate() {
+        let Some(Identity {
+            version: Some(v),
+            file,
+            ..
+        }) = id
+        else {
+            continue;
+        };
+        if let Some(&first) = by_version.get(v) {
+            let first_file = &groups[first].parsed[ids[first].as_ref().map_or(0, |x| x.file)];
+            let f = &groups[i].parsed[*file];
+            problems.push(
+                f,
+                "/catalogue",
+                format!("release {v} is defined twice; first in {}", first_file.path),
+            );
+        } else {
+            by_version.insert(v.clone(), i);
+        }
+    }
+    let known = || {
+        let mut names: Vec<&String> = by_version.keys().collect();
+        names.sort();
+        names
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    // The base of each extending release, or a problem at its `extends`.
+    let mut base_of: Vec<Option<usize>> = vec![None; groups.len()];
+    for (i, id) in ids.iter().enumerate() {
+        let Some(Identity {
+            extends: Some(e),
+            file,
+            ..
+        }) = id
+        else {
+            continue;
+        };
+        match by_version.get(e) {
+            Some(&b) => base_of[i] = Some(b),
+            None => problems.push_value(
+                &groups[i].parsed[*file],
+                "/catalogue/extends",
+                format!("extends release {e}, which is not loaded; releases: {}", known()),
+            ),
+        }
+    }
+    // A release whose chain of bases comes back to it is in a cycle.
+    for (i, id) in ids.iter().enumerate() {
+        let Some(id) = id else { continue };
+        let mut seen = vec![i];
+        let mut at = base_of[i];
+        while let Some(b) = at {
+            if b == i {
+                let names: Vec<String> = seen
+                    .iter()
+                    .chain(std::iter::once(&i))
+                    .map(|&g| ids[g].as_ref().and_then(|x| x.version.clone()).unwrap_or_default())
+                    .collect();
+                problems.push_value(
+                    &groups[i].parsed[id.file],
+                    "/catalogue/extends",
+                    format!("releases extend each other in a cycle: {}", names.join(" → ")),
+                );
+                break;
+            }
+            if seen.contains(&b) {
+                break;
+            }
+            seen.push(b);
+            at = base_of[b];
+        }
+    }
+    let mut compiled: Vec<Option<Catalogue>> = (0..groups.len()).map(|_| None).collect();
+    let mut done = vec![false; groups.len()];
+    // Bases first: each pass compiles the releases whose base is compiled.
+    loop {
+        let mut progress = false;
+        for i in 0..groups.len() {
+            if done[i] {
+                continue;
+            }
+            let Some(id) = &ids[i] else {
+                done[i] = true;
+                continue;
+            };
+            let group = &groups[i];
+            let result = match (&id.extends, base_of[i]) {
+                (None, _) => compile(
+                    &group.parsed,
+                    &group.others,
+                    group.dir.clone(),
+                    group.embedded_dir.as_ref(),
+                    problems,
+                ),
+                (Some(_), None) => None,
+                (Some(_), Some(b)) if !done[b] => continue,
+                (Some(_), Some(b)) => match &compiled[b] {
+                    Some(base) => extend(base, group, id.file, problems),
+                    None => None,
+                },
+            };
+            compiled[i] = result;
+            done[i] = true;
+            progress = true;
+        }
+        if !progress {
+            break;
+        }
+    }
+    compiled.into_iter().flatten().collect()
+}
+
+const EXTENSION_KEYS: &[&str] = &[
+    "catalogue",
+    "surfaces",
+    "rules",
+    "replace",
+    "retire",
+    "applicability",
+];
+
+/// The release `group` describes, compiled from its compiled `base`.
+fn extend(
+    base: &Catalogue,
+    group: &ReleaseFiles,
+    cat_index: usize,
+    problems: &mut Problems,
+) -> Option<Catalogue> {
+    debug_assert!(CHANGES.iter().all(|k| EXTENSION_KEYS.contains(k)));
+    check_top_level(&group.parsed, EXTENSION_KEYS, problems);
+    let files = &group.parsed;
+    let cat_file = &files[cat_index];
+    let rdef = cat_file.deserialize::<ReleaseDef>("/catalogue", problems)?;
+    let version = match semver::Version::parse(&rdef.release) {
+        Ok(v) => v,
+        Err(e) => {
+            problems.push_value(
+                cat_file,
+                "/catalogue/release",
+                format!("release `{}` is not a semantic version: {e}", rdef.release),
+            );
+            return None;
+        }
+    };
+    if version <= base.release.version {
+        problems.push_value(
+            cat_file,
+            "/catalogue/release",
+            format!(
+                "release {version} extends release {}, which is not older",
+                base.release.version
+            ),
+        );
+    }
+    let serve_texts = if rdef.spec_versions.is_empty() {
+        vec![rdef.release.clone()]
+    } else {
+        rdef.spec_versions.clone()
+    };
+    let serves = spec_version_reqs(&serve_texts, cat_file, "/catalogue", problems);
+
+    let mut def = base.def.clone();
+    def.release = Some(rdef.release.clone());
+    def.spec_versions = serve_texts;
+    def.summary = rdef.summary.clone().or(def.summary);
+    if rdef.fixtures.is_some() {
+        def.fixtures = rdef.fixtures.clone();
+    }
+    if rdef.docs_url.is_some() {
+        def.docs_url = rdef.docs_url.clone();
+    }
+    let fixtures = match &rdef.fixtures {
+        Some(rel) => Some(super::resolve_fixtures(
+            group.dir.as_ref().or(group.embedded_dir.as_ref()),
+            rel,
+        )),
+        None => base.release.lineage.last().and_then(|a| a.fixtures.clone()),
+    };
+    let mut lineage = base.release.lineage.clone();
+    lineage.push(Ancestor {
+        version: version.clone(),
+        dir: group.dir.clone().or(group.embedded_dir.clone()),
+        fixtures,
+    });
+
+    let mut others = (*base.files).clone();
+    others.extend(group.others.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let surfaces =
+        JsonPath::with_compile_memo(|| super::surfaces::collect(files, base.surfaces.clone(), problems));
+
+    // The paths of the base keep their numbers; new ones follow.
+    let mut paths = base.paths.clone();
+    let mut path_kinds = base.path_kinds.clone();
+    let mut interned: HashMap<(crate::DocumentKind, String), usize> = HashMap::new();
+    for r in base.rules.iter().chain(base.retired.iter().map(|r| &r.rule)) {
+        for ((kind, text), &gid) in r.reads.iter().zip(&r.given) {
+            interned.insert((*kind, text.clone()), gid);
+        }
+    }
+
+    let regexes = Regexes::default();
+    let cx = CompileCx {
+        versions: &base.versions,
+        files: &others,
+        regexes: &regexes,
+    };
+    let index: HashMap<&str, usize> = base
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id(), i))
+        .collect();
+    // Each rule of the base changes at most once per release: (what, where).
+    let mut changed: HashMap<String, RuleSource> = HashMap::new();
+    let mut claim = |id: &str, f: &ParsedFile, ptr: &str, problems: &mut Problems| -> bool {
+        let pos = f.doc.position(ptr);
+        if let Some(first) = changed.get(id) {
+            problems.push_value(
+                f,
+                ptr,
+                format!(
+                    "rule `{id}` is already changed by this release at {}:{}:{}",
+                    first.file, first.line, first.column
+                ),
+            );
+            return false;
+        }
+        changed.insert(
+            id.to_owned(),
+            RuleSource {
+                file: f.path.clone(),
+                line: pos.line,
+                column: pos.column,
+            },
+        );
+        true
+    };
+    let missing = |id: &str, verb: &str| {
+        let retired = base.retired.iter().find(|r| r.rule.id() == id);
+        match retired {
+            Some(r) => format!("cannot {verb} rule `{id}`: release {} retired it", r.release),
+            None => format!(
+                "cannot {verb} rule `{id}`: release {} has no such rule",
+                base.release.version
+            ),
+        }
+    };
+    let source_of = |f: &ParsedFile, ptr: &str| {
+        let pos = f.doc.position(ptr);
+        RuleSource {
+            file: f.path.clone(),
+            line: pos.line,
+            column: pos.column,
+        }
+    };
+    let change = |kind, reason: String, source| RuleChange {
+        release: version.clone(),
+        kind,
+        reason,
+        source,
+    };
+    let mut rules: Vec<Option<Arc<Rule>>> = base.rules.iter().cloned().map(Some).collect();
+    let mut retired = base.retired.clone();
+    let mut added: Vec<Arc<Rule>> = Vec::new();
+    let reason_ok = |f: &ParsedFile, ptr: &str, reason: &str, problems: &mut Problems| {
+        if reason.trim().is_empty() {
+            problems.push_value(f, ptr, "say why in `reason`");
+        }
+    };
+
+    for f in files {
+        for (i, item) in list(f, "/retire", problems) {
+            let ptr = format!("/retire/{i}");
+            let Some(r) = f.deserialize::<RetireDef>(&ptr, problems) else {
+                continue;
+            };
+            let _ = item;
+            reason_ok(f, &format!("{ptr}/reason"), &r.reason, problems);
+            let Some(&at) = index.get(r.id.as_str()) else {
+                problems.push_value(f, &format!("{ptr}/id"), missing(&r.id, "retire"));
+                continue;
+            };
+            if !claim(&r.id, f, &format!("{ptr}/id"), problems) {
+                continue;
+            }
+            if let Some(rule) = rules[at].take() {
+                retired.push(RetiredRule {
+                    rule,
+                    release: version.clone(),
+                    reason: r.reason,
+                    source: source_of(f, &ptr),
+                });
+            }
+        }
+        for (i, _) in list(f, "/applicability", problems) {
+            let ptr = format!("/applicability/{i}");
+            let Some(c) = f.deserialize::<ApplicabilityChange>(&ptr, problems) else {
+                continue;
+            };
+            reason_ok(f, &format!("{ptr}/reason"), &c.reason, problems);
+            let Some(&at) = index.get(c.id.as_str()) else {
+                problems.push_value(f, &format!("{ptr}/id"), missing(&c.id, "change the applicability of"));
+                continue;
+            };
+            let (evaluated, warns, found) = applicability_sets(&c.applicability, &base.versions);
+            let failed = !found.is_empty();
+            for (rel, message) in found {
+                problems.push_value(f, &format!("{ptr}{rel}"), message);
+            }
+            if failed || !claim(&c.id, f, &format!("{ptr}/id"), problems) {
+                continue;
+            }
+            let Some(old) = &rules[at] else { continue };
+            let mut rule = Rule::clone(old);
+            rule.def.applicability = c.applicability;
+            rule.evaluated = evaluated;
+            rule.warns = warns;
+            rule.history
+                .changes
+                .push(change(ChangeKind::Applicability, c.reason, source_of(f, &ptr)));
+            rules[at] = Some(Arc::new(rule));
+        }
+        let outcomes = JsonPath::with_compile_memo(|| {
+            let mut all = compile_rules(f, "/replace", "/rule", &base.versions, &cx, &surfaces);
+            all.extend(compile_rules(f, "/rules", "", &base.versions, &cx, &surfaces));
+            all
+        });
+        for outcome in outcomes {
+            problems.0.extend(outcome.problems.0);
+            let Some((id, source)) = outcome.identity else {
+                continue;
+            };
+            let replacing = outcome.ptr.starts_with("/replace/");
+            let id_ptr = format!("{}/id", outcome.ptr);
+            if replacing {
+                let item = outcome.ptr.trim_end_matches("/rule").to_owned();
+                let reason = f
+                    .value(&format!("{item}/reason"))
+                    .and_then(|v| v.as_str())
+                    .map(str::to_owned);
+                let Some(reason) = reason else {
+                    problems.push_value(f, &item, "a replacement says why in `reason`");
+                    continue;
+                };
+                reason_ok(f, &format!("{item}/reason"), &reason, problems);
+                let Some(&at) = index.get(id.as_str()) else {
+                    problems.push_value(f, &id_ptr, missing(&id, "replace"));
+                    continue;
+                };
+                if !claim(&id, f, &id_ptr, problems) {
+                    continue;
+                }
+                let (Some(mut rule), Some(old)) = (outcome.rule, &rules[at]) else {
+                    continue;
+                };
+                intern_paths(&mut rule, outcome.given, &mut interned, &mut paths, &mut path_kinds);
+                let mut history = old.history.clone();
+                history.defined_in = version.clone();
+                history
+                    .changes
+                    .push(change(ChangeKind::Replaced, reason, source_of(f, &item)));
+                rule.history = history;
+                rules[at] = Some(Arc::new(rule));
+            } else {
+                if index.contains_key(id.as_str()) {
+                    problems.push_value(
+                        f,
+                        &id_ptr,
+                        format!(
+                            "rule `{id}` is a rule of release {}; change it with `replace` or `applicability`",
+                            base.release.version
+                        ),
+                    );
+                    continue;
+                }
+                if let Some(first) = added.iter().find(|r| r.id() == id) {
+                    problems.push_value(
+                        f,
+                        &id_ptr,
+                        format!(
+                            "duplicate rule id `{id}`; first defined at {}:{}:{}",
+                            first.source.file, first.source.line, first.source.column
+                        ),
+                    );
+                    continue;
+                }
+                let _ = &source;
+                let Some(mut rule) = outcome.rule else { continue };
+                intern_paths(&mut rule, outcome.given, &mut interned, &mut paths, &mut path_kinds);
+                rule.history = RuleHistory {
+                    since: version.clone(),
+                    defined_in: version.clone(),
+                    changes: Vec::new(),
+                };
+                added.push(Arc::new(rule));
+            }
+        }
+    }
+    let mut rules: Vec<Arc<Rule>> = rules.into_iter().flatten().collect();
+    rules.extend(added);
+    Some(Catalogue {
+        def,
+        versions: base.versions.clone(),
+        release: Release {
+            version,
+            serves,
+            extends: Some(base.release.version.clone()),
+            summary: rdef.summary,
+            lineage,
+            supported_by_set: String::new(),
+        },
+        scope: base.scope.clone(),
+        references: base.references.clone(),
+        paths,
+        path_kinds,
+        surfaces,
+        traffic: base.traffic.clone(),
+        traffic_scope: base.traffic_scope.clone(),
+        rules,
+        retired,
+        dir: group.dir.clone(),
+        catalogue_file: cat_file.path.clone(),
+        files: Arc::new(others),
+    })
+}
+
+/// The items of the list at `ptr` of `f`, or a problem when it is not a list.
+fn list<'f>(f: &'f ParsedFile, ptr: &str, problems: &mut Problems) -> Vec<(usize, &'f serde_json::Value)> {
+    match f.value(ptr) {
+        None => Vec::new(),
+        Some(serde_json::Value::Array(items)) => items.iter().enumerate().collect(),
+        Some(_) => {
+            problems.push_value(f, ptr, format!("`{}` is a list", &ptr[1..]));
+            Vec::new()
+        }
+    }
+}

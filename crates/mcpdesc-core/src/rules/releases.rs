@@ -1,0 +1,269 @@
+//! Releases of the specification side by side: which `mcpdesc` versions each catalogue
+//! judges, how a release descends from the one it extends, and the set of releases an
+//! [`crate::Engine`] chooses from for each document.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{Catalogue, Rule, RuleSource};
+
+/// One entry of a catalogue's `spec-versions`: an exact version or a semver range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpecVersionReq {
+    Exact(semver::Version),
+    /// A range such as `>=0.9.0-rc.1, <0.10.0`, with its text as written.
+    Range(semver::VersionReq, String),
+}
+
+impl SpecVersionReq {
+    /// An exact version when the text is one, else a range.
+    pub fn parse(text: &str) -> Result<SpecVersionReq, String> {
+        if let Ok(v) = semver::Version::parse(text.trim()) {
+            return Ok(SpecVersionReq::Exact(v));
+        }
+        semver::VersionReq::parse(text)
+            .map(|r| SpecVersionReq::Range(r, text.trim().to_owned()))
+            .map_err(|e| format!("`{text}` is neither a semantic version nor a version range: {e}"))
+    }
+
+    /// Whether `v` is in it. A range includes a pre-release only when one of its
+    /// comparators names a pre-release of the same major.minor.patch (as Cargo does).
+    pub fn matches(&self, v: &semver::Version) -> bool {
+        match self {
+            SpecVersionReq::Exact(e) => e == v,
+            SpecVersionReq::Range(r, _) => r.matches(v),
+        }
+    }
+}
+
+impl fmt::Display for SpecVersionReq {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecVersionReq::Exact(v) => write!(f, "{v}"),
+            SpecVersionReq::Range(_, text) => write!(f, "{text}"),
+        }
+    }
+}
+
+/// The versions a list of requirements serves, for messages: `0.8.0`, and ranges in
+/// parentheses because they contain commas.
+pub fn describe(reqs: &[SpecVersionReq]) -> String {
+    reqs.iter()
+        .map(|r| match r {
+            SpecVersionReq::Exact(v) => v.to_string(),
+            SpecVersionReq::Range(_, text) => format!("({text})"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What a catalogue knows of its own release.
+#[derive(Debug, Clone)]
+pub struct Release {
+    pub version: semver::Version,
+    /// The `mcpdesc` versions it judges.
+    pub serves: Vec<SpecVersionReq>,
+    /// The release it extends, if any.
+    pub extends: Option<semver::Version>,
+    pub summary: Option<String>,
+    /// Every release it descends from, oldest first, itself last; with the directory and
+    /// fixture directory of each.
+    pub lineage: Vec<Ancestor>,
+    /// Every `mcpdesc` version the set of releases it was loaded with serves, for the
+    /// diagnostic of a version no release serves.
+    pub supported_by_set: String,
+}
+
+/// A release in a lineage.
+#[derive(Debug, Clone)]
+pub struct Ancestor {
+    pub version: semver::Version,
+    /// The directory its files were read from (`None` when embedded and never on disk).
+    pub dir: Option<PathBuf>,
+    /// Its example fixture directory, resolved.
+    pub fixtures: Option<PathBuf>,
+}
+
+impl Release {
+    pub fn serves(&self, v: &semver::Version) -> bool {
+        self.serves.iter().any(|r| r.matches(v))
+    }
+}
+
+/// How a rule came to be what it is in a release.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleHistory {
+    /// The release that added the rule.
+    pub since: semver::Version,
+    /// The release whose files hold the rule's current definition (and its examples).
+    pub defined_in: semver::Version,
+    /// Changes since it was added, oldest first.
+    pub changes: Vec<RuleChange>,
+}
+
+/// One change a release made to a rule of the release it extends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleChange {
+    pub release: semver::Version,
+    pub kind: ChangeKind,
+    pub reason: String,
+    /// Where the change is written.
+    pub source: RuleSource,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// The whole rule was replaced.
+    Replaced,
+    /// Only its applicability table changed.
+    Applicability,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Replaced => "replaced",
+            ChangeKind::Applicability => "applicability changed",
+        }
+    }
+}
+
+/// A rule a release retired: the rule as it last was, and why.
+#[derive(Debug, Clone)]
+pub struct RetiredRule {
+    pub rule: Arc<Rule>,
+    pub release: semver::Version,
+    pub reason: String,
+    pub source: RuleSource,
+}
+
+/// Every release loaded together, oldest first. The engine judges each document by the
+/// release its declared specification version names.
+#[derive(Debug, Clone)]
+pub struct CatalogueSet {
+    releases: Vec<Arc<Catalogue>>,
+}
+
+/// A specification version no release of a set serves.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no catalogue serves specification version `{requested}`; supported: {supported}")]
+pub struct UnservedVersion {
+    pub requested: String,
+    pub supported: String,
+}
+
+impl CatalogueSet {
+    /// The set of `releases`; each learns which versions the whole set serves.
+    pub fn new(mut releases: Vec<Catalogue>) -> CatalogueSet {
+        releases.sort_by(|a, b| a.release.version.cmp(&b.release.version));
+        let supported = releases
+            .iter()
+            .map(|c| describe(&c.release.serves))
+            .collect::<Vec<_>>()
+            .join(", ");
+        for c in &mut releases {
+            c.release.supported_by_set = supported.clone();
+        }
+        CatalogueSet {
+            releases: releases.into_iter().map(Arc::new).collect(),
+        }
+    }
+
+    /// Every release, oldest first.
+    pub fn releases(&self) -> &[Arc<Catalogue>] {
+        &self.releases
+    }
+
+    /// The release used when a document names none that the set serves: the newest
+    /// release that is not a pre-release, else the newest.
+    pub fn default_release(&self) -> &Arc<Catalogue> {
+        self.releases
+            .iter()
+            .rev()
+            .find(|c| c.release.version.pre.is_empty())
+            .or(self.releases.last())
+            .expect("a set has at least one release")
+    }
+
+    /// The release that judges specification version `v`: the release of that version
+    /// when there is one, else the newest whose `spec-versions` include it.
+    pub fn serving(&self, v: &semver::Version) -> Option<&Arc<Catalogue>> {
+        self.releases
+            .iter()
+            .find(|c| &c.release.version == v)
+            .or_else(|| self.releases.iter().rev().find(|c| c.release.serves(v)))
+    }
+
+    /// [`CatalogueSet::serving`] for a version given as text.
+    pub fn for_spec_version(&self, text: &str) -> Result<&Arc<Catalogue>, UnservedVersion> {
+        semver::Version::parse(text.trim())
+            .ok()
+            .and_then(|v| self.serving(&v))
+            .ok_or_else(|| UnservedVersion {
+                requested: text.to_owned(),
+                supported: self.supported(),
+            })
+    }
+
+    /// The release a document's declared specification version chooses, or the default
+    /// release when it declares none the set serves (its version rule then says so).
+    pub fn for_document(&self, root: &Value) -> &Arc<Catalogue> {
+        if self.releases.len() == 1 {
+            return &self.releases[0];
+        }
+        let mut pointers: Vec<&str> = Vec::new();
+        for c in self.releases.iter().rev() {
+            let Some(p) = c.def.spec_version_pointer.as_deref() else {
+                continue;
+            };
+            if pointers.contains(&p) {
+                continue;
+            }
+            pointers.push(p);
+            let declared = root.pointer(p).and_then(Value::as_str);
+            if let Some(found) = declared
+                .and_then(|t| semver::Version::parse(t).ok())
+                .and_then(|v| self.serving(&v))
+            {
+                return found;
+            }
+        }
+        self.default_release()
+    }
+
+    /// Every served version, for messages.
+    pub fn supported(&self) -> String {
+        self.default_release().release.supported_by_set.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> semver::Version {
+        semver::Version::parse(s).unwrap()
+    }
+
+    #[test]
+    fn exact_versions_and_ranges_with_pre_releases() {
+        let exact = SpecVersionReq::parse("0.8.0").unwrap();
+        assert!(exact.matches(&v("0.8.0")));
+        assert!(!exact.matches(&v("0.8.1")), "an exact version is not a caret range");
+        let range = SpecVersionReq::parse(">=0.9.0-rc.1, <0.10.0").unwrap();
+        for yes in ["0.9.0-rc.1", "0.9.0-rc.3", "0.9.0", "0.9.7"] {
+            assert!(range.matches(&v(yes)), "{yes}");
+        }
+        for no in ["0.8.0", "0.9.0-beta.1", "0.10.0", "0.10.0-rc.1"] {
+            assert!(!range.matches(&v(no)), "{no}");
+        }
+        assert!(SpecVersionReq::parse("not a version").is_err());
+        assert_eq!(
+            describe(&[exact, range]),
+            "0.8.0, (>=0.9.0-rc.1, <0.10.0)"
+        );
+    }
+}
