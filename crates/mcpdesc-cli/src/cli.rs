@@ -38,11 +38,38 @@ pub enum Command {
     Completions(crate::rules_cmd::CompletionsArgs),
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct RulesArgs {
-    /// Load rules from this directory instead of the embedded catalogue.
+    /// Load the releases in this directory instead of the embedded catalogue; repeatable. A
+    /// release may extend one in another directory or an embedded one.
     #[arg(long, value_name = "DIR")]
-    pub rules: Option<PathBuf>,
+    pub rules: Vec<PathBuf>,
+    /// Judge every document by the release that serves this specification version, whatever
+    /// the document declares [default: the document's `mcpdesc` version].
+    #[arg(long, value_name = "VERSION")]
+    pub spec_version: Option<String>,
+}
+
+impl RulesArgs {
+    /// The engine of these rules, with the release fixed when `--spec-version` is given.
+    pub fn engine(&self) -> anyhow::Result<mcpdesc_core::Engine> {
+        engine(&self.rules, self.spec_version.as_deref())
+    }
+}
+
+/// The engine of the releases in `dirs` (the embedded ones when empty), judging every
+/// document by the release of `spec_version` when given.
+pub fn engine(
+    dirs: &[PathBuf],
+    spec_version: Option<&str>,
+) -> anyhow::Result<mcpdesc_core::Engine> {
+    let engine = if dirs.is_empty() {
+        mcpdesc_core::Engine::embedded()
+    } else {
+        mcpdesc_core::Engine::from_dirs(dirs)
+    }
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(engine.with_spec_version(spec_version)?)
 }
 
 #[derive(Debug, clap::Args)]

@@ -55,6 +55,8 @@ pub struct Defaults {
     pub kind: Option<crate::validate_cmd::InputKind>,
     /// Rules directory, relative to the configuration file.
     pub rules: Option<PathBuf>,
+    /// Specification version whose release judges every document, as `--spec-version`.
+    pub spec_version: Option<String>,
     /// Baseline file, relative to the configuration file.
     pub baseline: Option<PathBuf>,
 }

@@ -49,11 +49,7 @@ pub struct CompletionsArgs {
 }
 
 fn engine(args: &RulesArgs) -> Result<Engine> {
-    match &args.rules {
-        Some(dir) => Engine::from_dir(dir),
-        None => Engine::embedded(),
-    }
-    .map_err(|e| anyhow::anyhow!("{e}"))
+    args.engine()
 }
 
 fn known<'a>(what: &str, value: &str, allowed: impl IntoIterator<Item = &'a str>) -> Result<()> {

@@ -135,7 +135,8 @@ struct Settings {
     ignore: Vec<String>,
     versions: Vec<String>,
     docs_base_url: Option<String>,
-    rules: Option<PathBuf>,
+    rules: Vec<PathBuf>,
+    spec_version: Option<String>,
     baseline: Option<PathBuf>,
     kind: InputKind,
 }
@@ -162,7 +163,12 @@ fn settings(args: &ValidateArgs, config: Option<&Config>) -> Settings {
             o.protocol_versions.clone()
         },
         docs_base_url: o.docs_base_url.clone().or(d.docs_base_url),
-        rules: args.rules.rules.clone().or(d.rules),
+        rules: if args.rules.rules.is_empty() {
+            d.rules.into_iter().collect()
+        } else {
+            args.rules.rules.clone()
+        },
+        spec_version: args.rules.spec_version.clone().or(d.spec_version),
         baseline: o.baseline.clone().or(d.baseline),
         kind: o.kind.or(d.kind).unwrap_or(InputKind::Auto),
     }
@@ -183,14 +189,10 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     };
     let s = settings(&args, cwd_config.as_deref());
 
-    let engine = match &s.rules {
-        Some(dir) => Engine::from_dir(dir),
-        None => Engine::embedded(),
-    }
-    .map_err(|e| anyhow::anyhow!("{e}"))?
-    .with_limits(args.limits.limits())
-    // A capture that never says its version is judged in the one asked for.
-    .with_traffic_version(s.versions.first().cloned());
+    let engine = crate::cli::engine(&s.rules, s.spec_version.as_deref())?
+        .with_limits(args.limits.limits())
+        // A capture that never says its version is judged in the one asked for.
+        .with_traffic_version(s.versions.first().cloned());
     let cat = engine.catalogue();
     let mut versions = None;
     if !s.versions.is_empty() {
@@ -214,6 +216,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         select: s.select.clone(),
         ignore: s.ignore.clone(),
         versions,
+        ..Selection::default()
     };
     let engine = engine.with_selection(selection.clone());
     let cat = engine.catalogue();

@@ -1,5 +1,8 @@
 fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(50);
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(50);
     let t = std::time::Instant::now();
     for _ in 0..n {
         let c = mcpdesc_core::RuleSet::embedded().compile().unwrap();

@@ -120,11 +120,15 @@ impl Engine {
 
     /// Judges every document by the release that serves specification version `version`
     /// (whatever the document declares), or by the document's choice again with `None`.
+    ///
+    /// A document that declares another version the engine serves is then not reported
+    /// for it; one that declares a version no release serves still is.
     pub fn with_spec_version(mut self, version: Option<&str>) -> Result<Engine, UnservedVersion> {
         self.chosen = match version {
             Some(v) => Some(self.releases.for_spec_version(v)?.clone()),
             None => None,
         };
+        self.selection.release_fixed = self.chosen.is_some();
         Ok(self)
     }
 
@@ -159,7 +163,10 @@ impl Engine {
     }
 
     pub fn with_selection(mut self, selection: Selection) -> Engine {
-        self.selection = selection;
+        self.selection = Selection {
+            release_fixed: self.chosen.is_some(),
+            ..selection
+        };
         self
     }
 
@@ -236,11 +243,7 @@ impl Engine {
 
     fn annotated(&self, mut doc: Document) -> Document {
         let traffic = &self.catalogue_for(doc.value()).traffic;
-        crate::traffic::annotate(
-            doc.value_mut(),
-            traffic,
-            self.traffic_version.as_deref(),
-        );
+        crate::traffic::annotate(doc.value_mut(), traffic, self.traffic_version.as_deref());
         doc
     }
 

@@ -17,7 +17,8 @@ struct SupportedSpecVersion;
 pub(super) const SPEC: CheckSpec = CheckSpec {
     name: "supported-spec-version",
     summary: "A string value is a semantic version that the judging release's \
-              `spec-versions` include. `{supported}` lists every version the loaded releases \
+              `spec-versions` include (or, when the caller fixed the release, that any loaded \
+              release serves). `{supported}` lists every version the loaded releases \
               serve; `{release}` is the judging release.",
     params: &["supported", "release"],
     compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
@@ -32,7 +33,10 @@ impl Check for SupportedSpecVersion {
         let Some(text) = node.value.as_str() else {
             return;
         };
-        let ok = semver::Version::parse(text).is_ok_and(|v| cx.release.serves(&v));
+        let ok = semver::Version::parse(text).is_ok_and(|v| {
+            cx.release.serves(&v)
+                || (cx.release_fixed && cx.release.set_serves.iter().any(|r| r.matches(&v)))
+        });
         if !ok {
             let supported = match cx.release.supported_by_set.as_str() {
                 "" => super::super::rules::releases::describe(&cx.release.serves),

@@ -67,12 +67,14 @@ pub(crate) fn run_for(check: &Value, doc: &Value, at: &str, version: Option<&str
         summary: None,
         lineage: Vec::new(),
         supported_by_set: String::new(),
+        set_serves: Vec::new(),
     };
     let cx = EvalCtx {
         doc: &document,
         root: document.value(),
         versions: &versions,
         release: &release,
+        release_fixed: false,
         version: version.and_then(|v| versions.parse(v)),
         scopes: &scopes,
         cache: &cache,

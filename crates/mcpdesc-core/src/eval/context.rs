@@ -19,6 +19,8 @@ pub struct EvalCtx<'d> {
     pub versions: &'d VersionList,
     /// The release judging the document.
     pub release: &'d crate::rules::Release,
+    /// See [`crate::Selection::release_fixed`].
+    pub release_fixed: bool,
     /// The protocol version being evaluated; `None` for checks that do not depend on it.
     pub version: Option<Version>,
     pub scopes: &'d ScopeMap,

@@ -36,6 +36,9 @@ pub struct Selection {
     pub ignore: Vec<String>,
     /// Evaluate only for these protocol versions.
     pub versions: Option<VersionSet>,
+    /// The caller, not the document, chose the release judging it: a declared specification
+    /// version that any loaded release serves is then accepted.
+    pub release_fixed: bool,
 }
 
 fn matches_pattern(id: &str, pattern: &str) -> bool {
@@ -125,6 +128,7 @@ fn evaluate_on(
         root,
         versions: &cat.versions,
         release: &cat.release,
+        release_fixed: sel.release_fixed,
         version: None,
         scopes: &scopes,
         cache: &cache,
@@ -327,6 +331,7 @@ impl<'d> EvalCtx<'d> {
             root: self.root,
             versions: self.versions,
             release: self.release,
+            release_fixed: self.release_fixed,
             version: self.version,
             scopes: self.scopes,
             cache: self.cache,

@@ -18,8 +18,8 @@ use crate::versions::{VersionList, VersionSet};
 
 use super::file::{Applicability, CatalogueDef, Level, RuleDef, Severity};
 use super::load::{ParsedFile, Problems};
-use super::surfaces::{self, SurfaceMap};
 use super::releases::{Ancestor, Release, RuleHistory, SpecVersionReq};
+use super::surfaces::{self, SurfaceMap};
 use super::{Catalogue, CompiledCheck, Rule, RuleSource};
 use crate::traffic::{DocumentKind, TrafficConfig};
 
@@ -117,7 +117,8 @@ pub(super) fn compile(
             TrafficConfig::default()
         }
     };
-    let surfaces = JsonPath::with_compile_memo(|| surfaces::collect(files, SurfaceMap::default(), problems));
+    let surfaces =
+        JsonPath::with_compile_memo(|| surfaces::collect(files, SurfaceMap::default(), problems));
     let mut path_kinds: Vec<DocumentKind> = Vec::new();
     let mut interned: HashMap<(DocumentKind, String), usize> = HashMap::new();
     // Rules compile independently, so the files are spread over the cores; merging in file
@@ -162,7 +163,13 @@ pub(super) fn compile(
         seen.insert(id, source);
         problems.0.extend(outcome.problems.0);
         if let Some(mut rule) = outcome.rule {
-            intern_paths(&mut rule, outcome.given, &mut interned, &mut paths, &mut path_kinds);
+            intern_paths(
+                &mut rule,
+                outcome.given,
+                &mut interned,
+                &mut paths,
+                &mut path_kinds,
+            );
             rule.history = RuleHistory {
                 since: version.clone(),
                 defined_in: version.clone(),
@@ -186,6 +193,7 @@ pub(super) fn compile(
             fixtures,
         }],
         supported_by_set: String::new(),
+        set_serves: Vec::new(),
     };
     Some(Catalogue {
         def,
@@ -276,7 +284,11 @@ pub(super) fn compile_rules<'f>(
             let ptr = format!("{list}/{i}{item}");
             if f.value(&ptr).is_none() {
                 let mut problems = Problems::default();
-                problems.push_value(f, &format!("{list}/{i}"), format!("missing `{}`", &item[1..]));
+                problems.push_value(
+                    f,
+                    &format!("{list}/{i}"),
+                    format!("missing `{}`", &item[1..]),
+                );
                 return outcome(ptr, problems);
             }
             let mut problems = Problems::default();

@@ -83,7 +83,10 @@ pub(super) fn bases_among(candidates: Vec<ReleaseFiles>, wanted: &[String]) -> V
 }
 
 /// Compiles every release, each base before the releases that extend it.
-pub(super) fn compile_releases(groups: Vec<ReleaseFiles>, problems: &mut Problems) -> Vec<Catalogue> {
+pub(super) fn compile_releases(
+    groups: Vec<ReleaseFiles>,
+    problems: &mut Problems,
+) -> Vec<Catalogue> {
     let ids: Vec<Option<Identity>> = groups.iter().map(identity).collect();
     // Release version → group, the first of a version winning.
     let mut by_version: HashMap<String, usize> = HashMap::new();
@@ -133,7 +136,10 @@ pub(super) fn compile_releases(groups: Vec<ReleaseFiles>, problems: &mut Problem
             None => problems.push_value(
                 &groups[i].parsed[*file],
                 "/catalogue/extends",
-                format!("extends release {e}, which is not loaded; releases: {}", known()),
+                format!(
+                    "extends release {e}, which is not loaded; releases: {}",
+                    known()
+                ),
             ),
         }
     }
@@ -147,12 +153,20 @@ pub(super) fn compile_releases(groups: Vec<ReleaseFiles>, problems: &mut Problem
                 let names: Vec<String> = seen
                     .iter()
                     .chain(std::iter::once(&i))
-                    .map(|&g| ids[g].as_ref().and_then(|x| x.version.clone()).unwrap_or_default())
+                    .map(|&g| {
+                        ids[g]
+                            .as_ref()
+                            .and_then(|x| x.version.clone())
+                            .unwrap_or_default()
+                    })
                     .collect();
                 problems.push_value(
                     &groups[i].parsed[id.file],
                     "/catalogue/extends",
-                    format!("releases extend each other in a cycle: {}", names.join(" → ")),
+                    format!(
+                        "releases extend each other in a cycle: {}",
+                        names.join(" → ")
+                    ),
                 );
                 break;
             }
@@ -278,14 +292,19 @@ fn extend(
 
     let mut others = (*base.files).clone();
     others.extend(group.others.iter().map(|(k, v)| (k.clone(), v.clone())));
-    let surfaces =
-        JsonPath::with_compile_memo(|| super::surfaces::collect(files, base.surfaces.clone(), problems));
+    let surfaces = JsonPath::with_compile_memo(|| {
+        super::surfaces::collect(files, base.surfaces.clone(), problems)
+    });
 
     // The paths of the base keep their numbers; new ones follow.
     let mut paths = base.paths.clone();
     let mut path_kinds = base.path_kinds.clone();
     let mut interned: HashMap<(crate::DocumentKind, String), usize> = HashMap::new();
-    for r in base.rules.iter().chain(base.retired.iter().map(|r| &r.rule)) {
+    for r in base
+        .rules
+        .iter()
+        .chain(base.retired.iter().map(|r| &r.rule))
+    {
         for ((kind, text), &gid) in r.reads.iter().zip(&r.given) {
             interned.insert((*kind, text.clone()), gid);
         }
@@ -331,7 +350,10 @@ fn extend(
     let missing = |id: &str, verb: &str| {
         let retired = base.retired.iter().find(|r| r.rule.id() == id);
         match retired {
-            Some(r) => format!("cannot {verb} rule `{id}`: release {} retired it", r.release),
+            Some(r) => format!(
+                "cannot {verb} rule `{id}`: release {} retired it",
+                r.release
+            ),
             None => format!(
                 "cannot {verb} rule `{id}`: release {} has no such rule",
                 base.release.version
@@ -392,7 +414,11 @@ fn extend(
             };
             reason_ok(f, &format!("{ptr}/reason"), &c.reason, problems);
             let Some(&at) = index.get(c.id.as_str()) else {
-                problems.push_value(f, &format!("{ptr}/id"), missing(&c.id, "change the applicability of"));
+                problems.push_value(
+                    f,
+                    &format!("{ptr}/id"),
+                    missing(&c.id, "change the applicability of"),
+                );
                 continue;
             };
             let (evaluated, warns, found) = applicability_sets(&c.applicability, &base.versions);
@@ -408,14 +434,23 @@ fn extend(
             rule.def.applicability = c.applicability;
             rule.evaluated = evaluated;
             rule.warns = warns;
-            rule.history
-                .changes
-                .push(change(ChangeKind::Applicability, c.reason, source_of(f, &ptr)));
+            rule.history.changes.push(change(
+                ChangeKind::Applicability,
+                c.reason,
+                source_of(f, &ptr),
+            ));
             rules[at] = Some(Arc::new(rule));
         }
         let outcomes = JsonPath::with_compile_memo(|| {
             let mut all = compile_rules(f, "/replace", "/rule", &base.versions, &cx, &surfaces);
-            all.extend(compile_rules(f, "/rules", "", &base.versions, &cx, &surfaces));
+            all.extend(compile_rules(
+                f,
+                "/rules",
+                "",
+                &base.versions,
+                &cx,
+                &surfaces,
+            ));
             all
         });
         for outcome in outcomes {
@@ -446,7 +481,13 @@ fn extend(
                 let (Some(mut rule), Some(old)) = (outcome.rule, &rules[at]) else {
                     continue;
                 };
-                intern_paths(&mut rule, outcome.given, &mut interned, &mut paths, &mut path_kinds);
+                intern_paths(
+                    &mut rule,
+                    outcome.given,
+                    &mut interned,
+                    &mut paths,
+                    &mut path_kinds,
+                );
                 let mut history = old.history.clone();
                 history.defined_in = version.clone();
                 history
@@ -478,8 +519,16 @@ fn extend(
                     continue;
                 }
                 let _ = &source;
-                let Some(mut rule) = outcome.rule else { continue };
-                intern_paths(&mut rule, outcome.given, &mut interned, &mut paths, &mut path_kinds);
+                let Some(mut rule) = outcome.rule else {
+                    continue;
+                };
+                intern_paths(
+                    &mut rule,
+                    outcome.given,
+                    &mut interned,
+                    &mut paths,
+                    &mut path_kinds,
+                );
                 rule.history = RuleHistory {
                     since: version.clone(),
                     defined_in: version.clone(),
@@ -501,6 +550,7 @@ fn extend(
             summary: rdef.summary,
             lineage,
             supported_by_set: String::new(),
+            set_serves: Vec::new(),
         },
         scope: base.scope.clone(),
         references: base.references.clone(),
@@ -518,7 +568,11 @@ fn extend(
 }
 
 /// The items of the list at `ptr` of `f`, or a problem when it is not a list.
-fn list<'f>(f: &'f ParsedFile, ptr: &str, problems: &mut Problems) -> Vec<(usize, &'f serde_json::Value)> {
+fn list<'f>(
+    f: &'f ParsedFile,
+    ptr: &str,
+    problems: &mut Problems,
+) -> Vec<(usize, &'f serde_json::Value)> {
     match f.value(ptr) {
         None => Vec::new(),
         Some(serde_json::Value::Array(items)) => items.iter().enumerate().collect(),

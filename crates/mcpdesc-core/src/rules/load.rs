@@ -276,11 +276,14 @@ fn releases_of(root: &Root, several: bool, problems: &mut Problems) -> Vec<Relea
     let mut parsed = Vec::new();
     for ((path, text, _), loaded) in rule_files.iter().zip(parse_all(&rule_files)) {
         match loaded {
-            Ok(doc) => parsed.push(((*path).clone(), ParsedFile {
-                path: shown(path),
-                text_len: text.len(),
-                doc,
-            })),
+            Ok(doc) => parsed.push((
+                (*path).clone(),
+                ParsedFile {
+                    path: shown(path),
+                    text_len: text.len(),
+                    doc,
+                },
+            )),
             Err(e) => problems.push_at(
                 &shown(path),
                 e.position.line,
@@ -306,7 +309,11 @@ fn releases_of(root: &Root, several: bool, problems: &mut Problems) -> Vec<Relea
         }
     }
     if starts.is_empty() {
-        let label = root.dir.as_ref().filter(|_| several).map_or(String::new(), |d| d.display().to_string());
+        let label = root
+            .dir
+            .as_ref()
+            .filter(|_| several)
+            .map_or(String::new(), |d| d.display().to_string());
         problems.push_at(&label, 0, 0, "no rule file defines the `catalogue`");
         return Vec::new();
     }
@@ -323,7 +330,13 @@ fn releases_of(root: &Root, several: bool, problems: &mut Problems) -> Vec<Relea
     let mut groups: Vec<ReleaseFiles> = starts
         .iter()
         .map(|(d, _)| {
-            let sub = |base: &Path| if d.is_empty() { base.to_path_buf() } else { base.join(d) };
+            let sub = |base: &Path| {
+                if d.is_empty() {
+                    base.to_path_buf()
+                } else {
+                    base.join(d)
+                }
+            };
             ReleaseFiles {
                 parsed: Vec::new(),
                 others: HashMap::new(),
@@ -349,7 +362,11 @@ fn releases_of(root: &Root, several: bool, problems: &mut Problems) -> Vec<Relea
     for (rel, text) in root.files.iter().filter(|(p, _)| !is_rule_file(p)) {
         if let Some(i) = owner(rel) {
             let base = &starts[i].0;
-            let inner = if base.is_empty() { rel.as_str() } else { &rel[base.len() + 1..] };
+            let inner = if base.is_empty() {
+                rel.as_str()
+            } else {
+                &rel[base.len() + 1..]
+            };
             groups[i].others.insert(inner.to_owned(), text.clone());
         }
     }

@@ -3,8 +3,8 @@
 
 mod compile;
 pub(crate) mod embedded;
-pub mod file;
 mod extend;
+pub mod file;
 mod load;
 pub mod releases;
 pub mod schema;

@@ -75,6 +75,8 @@ pub struct Release {
     /// Every `mcpdesc` version the set of releases it was loaded with serves, for the
     /// diagnostic of a version no release serves.
     pub supported_by_set: String,
+    /// Every `spec-versions` entry of that set.
+    pub set_serves: Vec<SpecVersionReq>,
 }
 
 /// A release in a lineage.
@@ -164,8 +166,13 @@ impl CatalogueSet {
             .map(|c| describe(&c.release.serves))
             .collect::<Vec<_>>()
             .join(", ");
+        let all: Vec<SpecVersionReq> = releases
+            .iter()
+            .flat_map(|c| c.release.serves.clone())
+            .collect();
         for c in &mut releases {
             c.release.supported_by_set = supported.clone();
+            c.release.set_serves = all.clone();
         }
         CatalogueSet {
             releases: releases.into_iter().map(Arc::new).collect(),
@@ -252,7 +259,10 @@ mod tests {
     fn exact_versions_and_ranges_with_pre_releases() {
         let exact = SpecVersionReq::parse("0.8.0").unwrap();
         assert!(exact.matches(&v("0.8.0")));
-        assert!(!exact.matches(&v("0.8.1")), "an exact version is not a caret range");
+        assert!(
+            !exact.matches(&v("0.8.1")),
+            "an exact version is not a caret range"
+        );
         let range = SpecVersionReq::parse(">=0.9.0-rc.1, <0.10.0").unwrap();
         for yes in ["0.9.0-rc.1", "0.9.0-rc.3", "0.9.0", "0.9.7"] {
             assert!(range.matches(&v(yes)), "{yes}");
@@ -261,9 +271,6 @@ mod tests {
             assert!(!range.matches(&v(no)), "{no}");
         }
         assert!(SpecVersionReq::parse("not a version").is_err());
-        assert_eq!(
-            describe(&[exact, range]),
-            "0.8.0, (>=0.9.0-rc.1, <0.10.0)"
-        );
+        assert_eq!(describe(&[exact, range]), "0.8.0, (>=0.9.0-rc.1, <0.10.0)");
     }
 }

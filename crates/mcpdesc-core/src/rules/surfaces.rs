@@ -76,7 +76,11 @@ pub fn selector_path(sel: &WireSelector) -> Result<String, String> {
 
 /// Collects and checks the surfaces of every file, adding them to those of `base` (the
 /// surfaces of the release extended); a name defined twice is a problem.
-pub(super) fn collect(files: &[ParsedFile], base: SurfaceMap, problems: &mut Problems) -> SurfaceMap {
+pub(super) fn collect(
+    files: &[ParsedFile],
+    base: SurfaceMap,
+    problems: &mut Problems,
+) -> SurfaceMap {
     let mut map = base;
     for f in files {
         if f.value("/surfaces").is_none() {
