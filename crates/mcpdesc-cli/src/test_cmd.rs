@@ -14,12 +14,13 @@ use serde_json::{json, Value};
 
 #[derive(Debug, clap::Args)]
 pub struct TestArgs {
-    /// Fixture files or directories (walked for `*.json`, `*.yaml`, `*.yml`).
-    #[arg(required = true, value_name = "CORPUS")]
+    /// Fixture files or directories (walked for `*.json`, `*.yaml`, `*.yml`) [default: the
+    /// fixture directory of every loaded release, or of the `--spec-version` one]. Each
+    /// document is judged by the release it declares.
+    #[arg(value_name = "CORPUS")]
     pub corpus: Vec<PathBuf>,
-    /// Load rules from this directory instead of the embedded catalogue.
-    #[arg(long, value_name = "DIR")]
-    pub rules: Option<PathBuf>,
+    #[command(flatten)]
+    pub rules: crate::cli::RulesArgs,
     /// Rewrite each fixture's `<name>.expected.yaml` from its actual diagnostics (creating
     /// missing ones).
     #[arg(long)]
@@ -46,15 +47,19 @@ pub enum TestFormat {
 }
 
 pub fn run(args: TestArgs) -> Result<ExitCode> {
-    let engine = match &args.rules {
-        Some(dir) => Engine::from_dir(dir),
-        None => Engine::embedded(),
-    }
-    .map_err(|e| anyhow::anyhow!("{e}"))?
-    .with_limits(args.limits.limits());
+    let engine = args.rules.engine()?.with_limits(args.limits.limits());
     if args.examples && engine.catalogue().fixtures_dir().is_none() {
         anyhow::bail!("--examples: the catalogue names no fixture directory (`fixtures`)");
     }
+    let corpus = if args.corpus.is_empty() {
+        let dirs = corpus_of(&engine);
+        if dirs.is_empty() {
+            anyhow::bail!("no CORPUS given and no loaded release names a fixture directory");
+        }
+        dirs
+    } else {
+        args.corpus.clone()
+    };
     if let Some(id) = &args.rule {
         if engine.catalogue().rule(id).is_none() {
             eprintln!("warning: the catalogue has no rule `{id}`; selecting by sidecars only");
@@ -65,7 +70,7 @@ pub fn run(args: TestArgs) -> Result<ExitCode> {
         rule: args.rule.clone(),
         examples: args.examples,
     };
-    let result = runner::run(&engine, &args.corpus, &opts)?;
+    let result = runner::run(&engine, &corpus, &opts)?;
     match args.format {
         TestFormat::Text => print!("{}", text(&result)),
         TestFormat::Junit => {
@@ -82,6 +87,22 @@ pub fn run(args: TestArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The fixture directories of the engine's releases (only the fixed one's when a release is
+/// fixed), each once.
+fn corpus_of(engine: &Engine) -> Vec<PathBuf> {
+    let releases: Vec<_> = match engine.fixed_release() {
+        Some(c) => vec![c.clone()],
+        None => engine.releases().releases().to_vec(),
+    };
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for dir in releases.iter().filter_map(|c| c.fixtures_dir()) {
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    dirs
 }
 
 /// Failures in detail, notes, then the `N passed, N failed` line.
@@ -102,11 +123,17 @@ pub fn text(run: &TestRun) -> String {
         }
     }
     for e in run.examples.iter().filter(|e| e.failure.is_some()) {
-        let _ = writeln!(out, "FAIL example {}", example_name(e));
+        let _ = writeln!(out, "FAIL example {}", example_label(run, e));
         let _ = writeln!(out, "  {}\n", e.failure.as_deref().unwrap_or_default());
     }
     for r in run.registry.iter().filter(|r| !r.passed()) {
-        let _ = writeln!(out, "FAIL registry {}: {}", r.name, r.description);
+        let _ = writeln!(
+            out,
+            "FAIL registry {}{}: {}",
+            r.name,
+            release_suffix(run, &r.release),
+            r.description
+        );
         for f in &r.failures {
             let _ = writeln!(out, "  {} ({}): {}", f.rule, f.source, f.message);
         }
@@ -134,6 +161,19 @@ pub fn text(run: &TestRun) -> String {
     }
     let _ = writeln!(out, "{}", run.summary());
     out
+}
+
+/// ` (release)` when the run covered several releases.
+fn release_suffix(run: &TestRun, release: &str) -> String {
+    if run.releases.len() > 1 {
+        format!(" ({release})")
+    } else {
+        String::new()
+    }
+}
+
+fn example_label(run: &TestRun, e: &ExampleOutcome) -> String {
+    format!("{}{}", example_name(e), release_suffix(run, &e.release))
 }
 
 fn example_name(e: &ExampleOutcome) -> String {
@@ -227,7 +267,7 @@ pub fn junit(run: &TestRun) -> String {
         .examples
         .iter()
         .map(|e| Case {
-            name: example_name(e),
+            name: example_label(run, e),
             failure: e.failure.clone().map(|f| (f.clone(), f)),
         })
         .collect();
@@ -235,7 +275,12 @@ pub fn junit(run: &TestRun) -> String {
         .registry
         .iter()
         .map(|r| Case {
-            name: format!("{}: {}", r.name, r.description),
+            name: format!(
+                "{}{}: {}",
+                r.name,
+                release_suffix(run, &r.release),
+                r.description
+            ),
             failure: (!r.passed()).then(|| {
                 let body = r
                     .failures
@@ -323,6 +368,7 @@ pub fn to_json(run: &TestRun) -> Value {
         .map(|e| {
             json!({
                 "rule": e.rule,
+                "release": e.release,
                 "expectation": match e.expectation {
                     Expectation::Valid => "valid",
                     Expectation::Invalid => "invalid",
@@ -340,6 +386,7 @@ pub fn to_json(run: &TestRun) -> Value {
         .map(|r| {
             json!({
                 "name": r.name,
+                "release": r.release,
                 "description": r.description,
                 "passed": r.passed(),
                 "failures": r.failures,

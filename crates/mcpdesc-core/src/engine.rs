@@ -48,6 +48,9 @@ pub struct Report {
     /// Set when the document could not be read at all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load_error: Option<LoadFailure>,
+    /// The version of the release that judged the document (for a document that could not
+    /// be read, the release used for its load error).
+    pub release: String,
 }
 
 /// A document that could not be read, in plain data.
@@ -130,6 +133,11 @@ impl Engine {
         };
         self.selection.release_fixed = self.chosen.is_some();
         Ok(self)
+    }
+
+    /// The release fixed by [`Engine::with_spec_version`].
+    pub fn fixed_release(&self) -> Option<&Arc<Catalogue>> {
+        self.chosen.as_ref()
     }
 
     /// Every release this engine serves.
@@ -224,14 +232,11 @@ impl Engine {
     }
 
     fn validate_annotated(&self, doc: &Document) -> Report {
+        let cat = self.catalogue_for(doc.value());
         Report {
-            diagnostics: eval::evaluate(
-                self.catalogue_for(doc.value()),
-                doc,
-                &self.selection,
-                &self.limits,
-            ),
+            diagnostics: eval::evaluate(cat, doc, &self.selection, &self.limits),
             load_error: None,
+            release: cat.release.version.to_string(),
         }
     }
 
@@ -268,6 +273,7 @@ impl Engine {
                     line: e.position.line,
                     column: e.position.column,
                 }),
+                release: self.catalogue().release.version.to_string(),
             },
         }
     }

@@ -23,6 +23,8 @@ pub struct ExampleOutcome {
     pub pointer: String,
     /// `None` when the example holds; otherwise why not.
     pub failure: Option<String>,
+    /// The release the example was judged by.
+    pub release: String,
 }
 
 /// Whether `pointer` is `at` or lies below it.
@@ -30,11 +32,13 @@ pub fn at_or_below(pointer: &str, at: &str) -> bool {
     pointer == at || (pointer.starts_with(at) && pointer[at.len()..].starts_with('/'))
 }
 
-/// Runs every example of every rule of `engine`, reading fixtures from `fixtures`.
+/// Runs every example of every rule that the release of `engine` (see
+/// [`Engine::catalogue`]) defines itself, reading fixtures from `fixtures`. Rules a release
+/// inherits unchanged are exercised by the examples of the release that defines them.
 pub fn run_examples(engine: &Engine, fixtures: &Path) -> Vec<ExampleOutcome> {
     let mut reports: HashMap<PathBuf, Result<Report, String>> = HashMap::new();
     let mut out = Vec::new();
-    for rule in &engine.catalogue().rules {
+    for rule in engine.catalogue().own_rules() {
         let all = rule
             .def
             .examples
@@ -63,6 +67,7 @@ pub fn run_examples(engine: &Engine, fixtures: &Path) -> Vec<ExampleOutcome> {
                 fixture: ex.fixture.clone(),
                 pointer: ex.pointer.clone(),
                 failure,
+                release: engine.catalogue().release.version.to_string(),
             });
         }
     }

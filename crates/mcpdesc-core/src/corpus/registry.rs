@@ -19,6 +19,8 @@ pub struct RegistryCheck {
     /// What the check requires.
     pub description: &'static str,
     pub failures: Vec<RegistryFailure>,
+    /// The release whose rules were checked.
+    pub release: String,
 }
 
 impl RegistryCheck {
@@ -63,7 +65,7 @@ pub fn check(cat: &Catalogue, fixtures: Option<&Path>) -> Vec<RegistryCheck> {
     let mut seen = HashSet::new();
     let mut docs: HashMap<PathBuf, Result<Document, String>> = HashMap::new();
 
-    for rule in &cat.rules {
+    for rule in cat.own_rules() {
         let fail = |out: &mut Vec<RegistryFailure>, message: String| {
             out.push(RegistryFailure {
                 rule: rule.id().to_owned(),
@@ -164,26 +166,31 @@ pub fn check(cat: &Catalogue, fixtures: Option<&Path>) -> Vec<RegistryCheck> {
             name: "unique-ids",
             description: "every rule id is defined once",
             failures: unique,
+            release: cat.release.version.to_string(),
         },
         RegistryCheck {
             name: "examples-present",
             description: "every rule has at least one valid and one invalid example",
             failures: examples,
+            release: cat.release.version.to_string(),
         },
         RegistryCheck {
             name: "applicability-complete",
             description: "every applicability table names every protocol version of the catalogue",
             failures: applicability,
+            release: cat.release.version.to_string(),
         },
         RegistryCheck {
             name: "example-targets-exist",
             description: "every example fixture exists and every example pointer resolves in it",
             failures: targets,
+            release: cat.release.version.to_string(),
         },
         RegistryCheck {
             name: "section-references",
             description: "every rule names well-formed specification sections",
             failures: sections,
+            release: cat.release.version.to_string(),
         },
     ]
 }

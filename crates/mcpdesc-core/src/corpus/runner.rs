@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -12,6 +13,7 @@ use super::sidecar::{self, Entry};
 use super::{collect, paths, CorpusDoc, CorpusError, Folder};
 use crate::engine::{Engine, Report};
 use crate::examples::{run_examples, ExampleOutcome};
+use crate::rules::Catalogue;
 
 /// How to run.
 #[derive(Debug, Clone, Default)]
@@ -89,8 +91,11 @@ pub struct TestRun {
     pub registry: Vec<RegistryCheck>,
     /// Whether examples and registry checks ran.
     pub examples_ran: bool,
-    /// The catalogue's fixture directory, if it names one.
+    /// The fixture directory of the (first) release whose examples ran, else of the
+    /// engine's release.
     pub fixtures_dir: Option<PathBuf>,
+    /// The releases whose examples and registry checks ran.
+    pub releases: Vec<String>,
 }
 
 impl TestRun {
@@ -134,29 +139,50 @@ pub fn run(engine: &Engine, roots: &[PathBuf], opts: &TestOptions) -> Result<Tes
         }
     }
 
-    let fixtures_dir = engine.catalogue().fixtures_dir();
-    let examples_ran = opts.examples
-        || fixtures_dir
-            .as_ref()
-            .is_some_and(|dir| roots.iter().any(|r| paths::contains(r, dir)));
+    // Each release's examples and registry checks run against that release, when the
+    // corpus holds its fixture directory (or when asked for).
+    let releases: Vec<&Arc<Catalogue>> = match engine.fixed_release() {
+        Some(c) => vec![c],
+        None => engine.releases().releases().iter().collect(),
+    };
+    let mut ran = Vec::new();
     let (mut examples, mut registry) = (Vec::new(), Vec::new());
-    if examples_ran {
+    for cat in &releases {
+        let fixtures_dir = cat.fixtures_dir();
+        let wanted = opts.examples
+            || fixtures_dir
+                .as_ref()
+                .is_some_and(|dir| roots.iter().any(|r| paths::contains(r, dir)));
+        if !wanted {
+            continue;
+        }
+        let version = cat.release.version.to_string();
+        let judge = engine
+            .clone()
+            .with_spec_version(Some(&version))
+            .expect("a loaded release serves itself");
         let dir = fixtures_dir.clone().unwrap_or_default();
-        examples = run_examples(engine, &dir);
-        registry = registry::check(engine.catalogue(), fixtures_dir.as_deref());
-        if let Some(rule) = &opts.rule {
-            examples.retain(|e| &e.rule == rule);
-            for check in &mut registry {
-                check.failures.retain(|f| &f.rule == rule);
-            }
+        examples.extend(run_examples(&judge, &dir));
+        registry.extend(registry::check(cat, fixtures_dir.as_deref()));
+        ran.push((version, fixtures_dir));
+    }
+    if let Some(rule) = &opts.rule {
+        examples.retain(|e| &e.rule == rule);
+        for check in &mut registry {
+            check.failures.retain(|f| &f.rule == rule);
         }
     }
+    let fixtures_dir = match ran.first() {
+        Some((_, dir)) => dir.clone(),
+        None => engine.catalogue().fixtures_dir(),
+    };
     Ok(TestRun {
         fixtures,
         examples,
         registry,
-        examples_ran,
+        examples_ran: !ran.is_empty(),
         fixtures_dir,
+        releases: ran.into_iter().map(|(v, _)| v).collect(),
     })
 }
 
