@@ -7,17 +7,35 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use mcpdesc_core::corpus::collect;
-use mcpdesc_core::corpus::impact::{self, show_value, FieldChange, Impact};
+use mcpdesc_core::corpus::impact::{
+    self, show_value, ChangeBasis, FieldChange, Impact, RecordedChange,
+};
 use mcpdesc_core::Engine;
 
 #[derive(Debug, clap::Args)]
+#[command(group(
+    clap::ArgGroup::new("base")
+        .required(true)
+        .multiple(true)
+        .args(["base_rules", "base_spec_version"])
+))]
 pub struct DiffArgs {
-    /// The rules before the change.
-    #[arg(long, value_name = "OLD")]
-    pub base_rules: PathBuf,
-    /// The rules after the change (default: the embedded catalogue).
-    #[arg(long, value_name = "NEW")]
-    pub rules: Option<PathBuf>,
+    /// The rules before the change: the releases in this directory; repeatable [default: the
+    /// same rules as after the change].
+    #[arg(long, value_name = "DIR")]
+    pub base_rules: Vec<PathBuf>,
+    /// The release before the change: the one of the base rules that serves this
+    /// specification version [default: their default release].
+    #[arg(long, value_name = "VERSION")]
+    pub base_spec_version: Option<String>,
+    /// The rules after the change: the releases in this directory; repeatable [default: the
+    /// embedded catalogue].
+    #[arg(long, value_name = "DIR")]
+    pub rules: Vec<PathBuf>,
+    /// The release after the change: the one of the rules that serves this specification
+    /// version [default: their default release].
+    #[arg(long, value_name = "VERSION")]
+    pub spec_version: Option<String>,
     /// Documents or directories (walked for `*.json`, `*.yaml`, `*.yml`; sidecars skipped).
     #[arg(required = true, value_name = "CORPUS")]
     pub corpus: Vec<PathBuf>,
@@ -33,19 +51,76 @@ pub enum DiffFormat {
     Json,
 }
 
-pub fn run(args: DiffArgs) -> Result<ExitCode> {
-    let limits = args.limits.limits();
-    let old = Engine::from_dir(&args.base_rules)
-        .map_err(|e| anyhow::anyhow!("{e}"))
-        .with_context(|| format!("base rules {}", args.base_rules.display()))?
-        .with_limits(limits.clone());
-    let new = match &args.rules {
-        Some(dir) => Engine::from_dir(dir),
-        None => Engine::embedded(),
+/// The engine of the releases in `dirs` (the embedded ones when empty), fixed to the release
+/// serving `version` or to the set's default release.
+fn side(
+    what: &str,
+    dirs: &[PathBuf],
+    version: Option<&str>,
+    limits: &mcpdesc_core::Limits,
+) -> Result<Engine> {
+    let engine = if dirs.is_empty() {
+        Engine::embedded()
+    } else {
+        Engine::from_dirs(dirs)
     }
     .map_err(|e| anyhow::anyhow!("{e}"))
-    .context("new rules")?
-    .with_limits(limits);
+    .with_context(|| {
+        let shown = dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!("{what} rules {shown}")
+    })?;
+    let chosen = match version {
+        Some(v) => v.to_owned(),
+        None => {
+            let set = engine.releases();
+            let default = set.default_release().release.version.to_string();
+            if set.releases().len() > 1 {
+                let all = set
+                    .releases()
+                    .iter()
+                    .map(|c| c.release.version.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                eprintln!(
+                    "note: the {what} rules hold releases {all}; comparing their default release {default} (choose another with --{}spec-version)",
+                    if what == "base" { "base-" } else { "" }
+                );
+            }
+            default
+        }
+    };
+    Ok(engine
+        .with_spec_version(Some(&chosen))
+        .with_context(|| format!("{what} release"))?
+        .with_limits(limits.clone()))
+}
+
+/// Where a release's rules were read from, for the report.
+fn origin(engine: &Engine) -> String {
+    match &engine.catalogue().dir {
+        Some(d) => format!("`{}`", d.display()),
+        None => "the embedded rules".to_owned(),
+    }
+}
+
+pub fn run(args: DiffArgs) -> Result<ExitCode> {
+    let limits = args.limits.limits();
+    let base_dirs = if args.base_rules.is_empty() {
+        &args.rules
+    } else {
+        &args.base_rules
+    };
+    let old = side(
+        "base",
+        base_dirs,
+        args.base_spec_version.as_deref(),
+        &limits,
+    )?;
+    let new = side("new", &args.rules, args.spec_version.as_deref(), &limits)?;
     let docs = collect(&args.corpus)?;
     let impact = impact::corpus_impact(&old, &new, &docs)?;
     match args.format {
@@ -66,41 +141,67 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
             v["byRule"] = serde_json::to_value(impact.by_rule())?;
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
-        DiffFormat::Markdown => {
-            let new_name = args
-                .rules
-                .as_ref()
-                .map_or("the embedded rules".to_owned(), |p| p.display().to_string());
-            print!(
-                "{}",
-                markdown(&impact, &args.base_rules.display().to_string(), &new_name)
-            );
-        }
+        DiffFormat::Markdown => print!("{}", markdown(&impact, &origin(&old), &origin(&new))),
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The report as a pull-request comment.
+/// The report as a pull-request comment; `old` and `new` name where each release was read.
 pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
     let c = &impact.changes;
+    let by_history = c.basis == ChangeBasis::History;
     let mut o = String::new();
-    let _ = writeln!(o, "## Rule change impact\n");
-    let _ = writeln!(o, "`{old}` → `{new}`\n");
-    let verdicts = impact.verdict_changes().count();
     let _ = writeln!(
         o,
-        "| documents checked | rules added | rules removed | rules changed | verdicts changed | diagnostics appeared | diagnostics vanished |"
+        "## Rule change impact: {} → {}\n",
+        impact.base, impact.new
     );
-    let _ = writeln!(o, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let _ = writeln!(
         o,
-        "| {} | {} | {} | {} | {verdicts} | {} | {} |\n",
-        impact.documents,
-        c.added.len(),
-        c.removed.len(),
-        c.changed.len(),
-        impact.appeared(),
-        impact.vanished()
+        "Base: release {} ({old}). New: release {} ({new}).\n",
+        impact.base, impact.new
+    );
+    if by_history {
+        let _ = writeln!(
+            o,
+            "Rule changes as recorded by the releases after {}.\n",
+            impact.base
+        );
+    }
+    let verdicts = impact.verdict_changes().count();
+    let mut columns: Vec<(&str, usize)> = vec![
+        ("documents checked", impact.documents),
+        ("rules added", c.added.len()),
+    ];
+    if by_history {
+        columns.extend([
+            ("rules replaced", c.replaced.len()),
+            ("applicability changed", c.applicability_changed.len()),
+            ("rules retired", c.retired.len()),
+        ]);
+    }
+    columns.extend([
+        ("rules removed", c.removed.len()),
+        ("rules changed", c.changed.len()),
+        ("verdicts changed", verdicts),
+        ("diagnostics appeared", impact.appeared()),
+        ("diagnostics vanished", impact.vanished()),
+    ]);
+    let row = |cells: Vec<String>| format!("| {} |", cells.join(" | "));
+    let _ = writeln!(
+        o,
+        "{}",
+        row(columns.iter().map(|(h, _)| (*h).to_owned()).collect())
+    );
+    let _ = writeln!(
+        o,
+        "{}",
+        row(columns.iter().map(|_| "---:".to_owned()).collect())
+    );
+    let _ = writeln!(
+        o,
+        "{}\n",
+        row(columns.iter().map(|(_, n)| n.to_string()).collect())
     );
     if c.is_empty() && impact.affected.is_empty() {
         let _ = writeln!(o, "No rule changes and no change in any document.");
@@ -114,14 +215,71 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
     if !c.added.is_empty() {
         let _ = writeln!(o, "### Rules added\n");
         for r in &c.added {
+            let since = r
+                .since
+                .as_ref()
+                .map_or(String::new(), |v| format!("added in {v}; "));
             let _ = writeln!(
                 o,
-                "- `{}` — {} ({}, {}; `{}`)",
+                "- `{}` — {} ({}, {}; {since}`{}`)",
                 r.id,
                 cell(&r.title),
                 r.level,
                 r.severity.as_str(),
                 r.source
+            );
+        }
+        let _ = writeln!(o);
+    }
+    if !c.replaced.is_empty() {
+        let _ = writeln!(o, "### Rules replaced\n");
+        for r in &c.replaced {
+            let _ = writeln!(o, "#### `{}` — {}\n", r.id, cell(&r.title));
+            reasons(&mut o, &r.reasons);
+            if r.fields.is_empty() {
+                let _ = writeln!(o, "The new definition is the same as the old one.\n");
+            } else {
+                field_table(&mut o, &r.fields);
+            }
+        }
+    }
+    if !c.applicability_changed.is_empty() {
+        let _ = writeln!(o, "### Applicability changed\n");
+        for r in &c.applicability_changed {
+            let _ = writeln!(o, "#### `{}` — {}\n", r.id, cell(&r.title));
+            reasons(&mut o, &r.reasons);
+            let _ = writeln!(o, "| protocol version | before | after | |");
+            let _ = writeln!(o, "| --- | --- | --- | --- |");
+            let show = |a: Option<mcpdesc_core::rules::Applicability>| {
+                a.map_or("(absent)", |a| a.as_str())
+            };
+            for t in &r.table {
+                let _ = writeln!(
+                    o,
+                    "| {} | {} | {} |{}",
+                    t.version,
+                    show(t.old),
+                    show(t.new),
+                    if t.changed() { " changed |" } else { " |" }
+                );
+            }
+            let _ = writeln!(o);
+        }
+    }
+    if !c.retired.is_empty() {
+        let _ = writeln!(o, "### Rules retired\n");
+        for r in &c.retired {
+            let _ = writeln!(
+                o,
+                "- `{}` — {} ({}, {}; was `{}`). Retired in {} (`{}`): {}",
+                r.rule.id,
+                cell(&r.rule.title),
+                r.rule.level,
+                r.rule.severity.as_str(),
+                r.rule.source,
+                r.release,
+                r.retired_at,
+                cell(&r.reason)
             );
         }
         let _ = writeln!(o);
@@ -208,6 +366,24 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         let _ = writeln!(o);
     }
     o
+}
+
+/// The recorded reasons of a rule's changes, one line each.
+fn reasons(o: &mut String, reasons: &[RecordedChange]) {
+    for r in reasons {
+        let mut kind = r.kind.to_owned();
+        if let Some(first) = kind.get(..1) {
+            kind = format!("{}{}", first.to_uppercase(), &kind[1..]);
+        }
+        let _ = writeln!(
+            o,
+            "- {kind} in {} (`{}`): {}",
+            r.release,
+            r.source,
+            cell(&r.reason)
+        );
+    }
+    let _ = writeln!(o);
 }
 
 fn field_table(o: &mut String, fields: &[FieldChange]) {

@@ -39,6 +39,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use jsonpath_rust::parser::errors::JsonPathError;
 use jsonpath_rust::parser::model::Filter as FilterExpr;
@@ -55,9 +56,10 @@ use crate::document::pointer;
 /// A compiled RFC 9535 JSONPath query.
 #[derive(Debug, Clone)]
 pub struct JsonPath {
-    text: String,
-    query: JpQuery,
-    plan: Plan,
+    // Shared: the same compiled path is handed to many rules and releases.
+    text: Arc<str>,
+    query: Arc<JpQuery>,
+    plan: Arc<Plan>,
 }
 
 /// How [`JsonPath::select`] evaluates the query.
@@ -145,9 +147,13 @@ pub struct PathError {
     pub offset: Option<usize>,
 }
 
+/// A memo of compiled paths, shared by the threads of one catalogue compilation.
+#[derive(Debug, Clone, Default)]
+pub struct CompileMemo(Arc<Mutex<HashMap<String, Result<JsonPath, PathError>>>>);
+
 thread_local! {
     /// The memo of [`JsonPath::with_compile_memo`], when one is active on this thread.
-    static COMPILED: std::cell::RefCell<Option<std::collections::HashMap<String, Result<JsonPath, PathError>>>> =
+    static COMPILED: std::cell::RefCell<Option<CompileMemo>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -157,28 +163,45 @@ impl JsonPath {
     /// Anything outside RFC 9535 is rejected, including the extension functions of
     /// `jsonpath-rust` and function calls that are not well-typed.
     pub fn compile(text: &str) -> Result<JsonPath, PathError> {
-        if let Some(hit) = COMPILED.with(|c| c.borrow().as_ref().and_then(|m| m.get(text).cloned()))
-        {
+        let memo = COMPILED.with(|c| c.borrow().clone());
+        let Some(memo) = memo else {
+            return JsonPath::compile_uncached(text);
+        };
+        let hit = memo.0.lock().ok().and_then(|m| m.get(text).cloned());
+        if let Some(hit) = hit {
             return hit;
         }
+        // Compiled outside the lock: two threads may compile one text, never wait on each other.
         let compiled = JsonPath::compile_uncached(text);
-        COMPILED.with(|c| {
-            if let Some(m) = c.borrow_mut().as_mut() {
-                m.insert(text.to_owned(), compiled.clone());
-            }
-        });
+        if let Ok(mut m) = memo.0.lock() {
+            m.insert(text.to_owned(), compiled.clone());
+        }
         compiled
+    }
+
+    /// The memo active on this thread, to share it with the threads a compilation starts.
+    pub fn current_memo() -> Option<CompileMemo> {
+        COMPILED.with(|c| c.borrow().clone())
+    }
+
+    /// Runs `f` with `memo` active on this thread (none with `None`).
+    pub fn with_memo<R>(memo: Option<CompileMemo>, f: impl FnOnce() -> R) -> R {
+        let outer = COMPILED.with(|c| c.replace(memo));
+        let result = f();
+        COMPILED.with(|c| *c.borrow_mut() = outer);
+        result
     }
 
     /// Runs `f` with a memo of compiled paths on this thread: a catalogue names the same
     /// relative paths (`kind`, `method`, `@.msg.params`) in hundreds of places, and parsing a
-    /// path costs more than copying a parsed one. The memo ends with `f`, so every catalogue
-    /// compilation parses its paths afresh.
+    /// path costs more than copying a parsed one. Inside an active memo, `f` uses that one;
+    /// the memo ends with the outermost call, so every catalogue compilation parses its paths
+    /// afresh.
     pub fn with_compile_memo<R>(f: impl FnOnce() -> R) -> R {
-        let outer = COMPILED.with(|c| c.borrow_mut().replace(std::collections::HashMap::new()));
-        let result = f();
-        COMPILED.with(|c| *c.borrow_mut() = outer);
-        result
+        match JsonPath::current_memo() {
+            Some(_) => f(),
+            None => JsonPath::with_memo(Some(CompileMemo::default()), f),
+        }
     }
 
     fn compile_uncached(text: &str) -> Result<JsonPath, PathError> {
@@ -199,9 +222,9 @@ impl JsonPath {
         })?;
         let plan = plan(&query);
         Ok(JsonPath {
-            text: text.to_string(),
-            query,
-            plan,
+            text: text.into(),
+            query: Arc::new(query),
+            plan: Arc::new(plan),
         })
     }
 
@@ -219,7 +242,7 @@ impl JsonPath {
     /// [`JsonPath::select`] on `start`, a node at pointer `prefix`: the pointers returned are
     /// `prefix` followed by each node's pointer within `start`.
     pub fn select_below<'a>(&self, start: &'a Value, prefix: &str) -> Vec<Selected<'a>> {
-        match &self.plan {
+        match &*self.plan {
             Plan::Direct { steps, .. } => {
                 let mut out = Vec::new();
                 let mut at = prefix.to_owned();
@@ -246,7 +269,7 @@ impl JsonPath {
 
     /// The nodes [`JsonPath::select`] selects, without their pointers.
     pub fn select_values<'a>(&self, root: &'a Value) -> Vec<&'a Value> {
-        match &self.plan {
+        match &*self.plan {
             Plan::Direct { steps, .. } => {
                 let mut out = Vec::new();
                 visit(steps, root, root, &mut |value| {
@@ -270,7 +293,7 @@ impl JsonPath {
         prefix: &str,
         f: &mut dyn FnMut(&str, &'a Value),
     ) {
-        match &self.plan {
+        match &*self.plan {
             Plan::Direct { steps, .. } => {
                 let mut at = prefix.to_owned();
                 walk(steps, start, start, &mut at, &mut |at, value| {
@@ -289,7 +312,7 @@ impl JsonPath {
     /// Calls `f` on the values [`JsonPath::select`] selects, in order, until it returns true;
     /// returns whether it did.
     pub fn any_value<'a>(&self, root: &'a Value, f: &mut dyn FnMut(&'a Value) -> bool) -> bool {
-        match &self.plan {
+        match &*self.plan {
             Plan::Direct { steps, .. } => visit(steps, root, root, f),
             Plan::Engine => select_engine(&self.query, root)
                 .into_iter()
@@ -308,7 +331,7 @@ impl JsonPath {
     /// resolution (`Value::pointer`) finds a node in both. Callers that need that distinction
     /// should use [`JsonPath::select`].
     pub fn singular_tokens(&self) -> Option<&[String]> {
-        match &self.plan {
+        match &*self.plan {
             Plan::Direct {
                 singular: Some(tokens),
                 ..
@@ -402,7 +425,7 @@ impl<'p> PathSet<'p> {
             others: Vec::new(),
         };
         for i in indices {
-            let Plan::Direct { steps, .. } = &paths[i].plan else {
+            let Plan::Direct { steps, .. } = &*paths[i].plan else {
                 set.others.push((i, &paths[i]));
                 continue;
             };
@@ -1573,7 +1596,7 @@ mod tests {
         for query in queries {
             let path = JsonPath::compile(query).unwrap();
             assert!(
-                matches!(path.plan, Plan::Direct { .. }),
+                matches!(*path.plan, Plan::Direct { .. }),
                 "{query} should be direct"
             );
             for doc in &docs {
@@ -1875,7 +1898,7 @@ mod tests {
                 let path = JsonPath::compile(&query).unwrap();
                 // Multi-selector segments are direct only where the engine keeps RFC order.
                 prop_assert!(
-                    query.contains(',') || matches!(path.plan, Plan::Direct { .. }),
+                    query.contains(',') || matches!(*path.plan, Plan::Direct { .. }),
                     "direct plan"
                 );
                 let direct = path.select(&doc);

@@ -6,14 +6,16 @@
 //!
 //! Layout (all integers little-endian `u32`): the magic bytes, the format, the node count,
 //! six integers per node (value line and column, key line and column, first child, child
-//! count), the child-list length and the child list, then the value as compact JSON text.
+//! count), the child-list length and the child list, then the value in a tagged binary form
+//! (a tag byte per value; strings, arrays and objects prefixed by their length), which decodes
+//! several times faster than JSON text.
 
 use serde_json::Value;
 
 use super::spans::{SpanNode, SpanTree};
 use super::{Document, Format, Position};
 
-const MAGIC: &[u8; 8] = b"MCPDSNP1";
+const MAGIC: &[u8; 8] = b"MCPDSNP2";
 
 impl Document {
     /// The snapshot of this document, for [`Document::from_snapshot`].
@@ -45,8 +47,7 @@ impl Document {
         for &c in &spans.children {
             put(&mut out, c);
         }
-        // Serializing a `Value` cannot fail.
-        serde_json::to_writer(&mut out, self.value()).ok();
+        write_value(&mut out, self.value());
         out
     }
 
@@ -88,12 +89,73 @@ impl Document {
         if !links_ok {
             return None;
         }
-        let value: Value = serde_json::from_slice(reader.0).ok()?;
+        let value = reader.value(0)?;
+        if !reader.0.is_empty() {
+            return None;
+        }
         Some(Document::from_parts(
             value,
             SpanTree { nodes, children },
             format,
         ))
+    }
+}
+
+const NULL: u8 = 0;
+const FALSE: u8 = 1;
+const TRUE: u8 = 2;
+const U64: u8 = 3;
+const I64: u8 = 4;
+const F64: u8 = 5;
+const STRING: u8 = 6;
+const ARRAY: u8 = 7;
+const OBJECT: u8 = 8;
+
+/// Deeper than any document the loaders accept, so decoding a damaged snapshot cannot
+/// overflow the stack.
+const MAX_DEPTH: usize = 1024;
+
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn write_value(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.push(NULL),
+        Value::Bool(false) => out.push(FALSE),
+        Value::Bool(true) => out.push(TRUE),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                out.push(U64);
+                out.extend_from_slice(&u.to_le_bytes());
+            } else if let Some(i) = n.as_i64() {
+                out.push(I64);
+                out.extend_from_slice(&i.to_le_bytes());
+            } else {
+                out.push(F64);
+                out.extend_from_slice(&n.as_f64().unwrap_or(0.0).to_le_bytes());
+            }
+        }
+        Value::String(s) => {
+            out.push(STRING);
+            write_str(out, s);
+        }
+        Value::Array(items) => {
+            out.push(ARRAY);
+            out.extend_from_slice(&(items.len() as u32).to_le_bytes());
+            for item in items {
+                write_value(out, item);
+            }
+        }
+        Value::Object(map) => {
+            out.push(OBJECT);
+            out.extend_from_slice(&(map.len() as u32).to_le_bytes());
+            for (k, item) in map {
+                write_str(out, k);
+                write_value(out, item);
+            }
+        }
     }
 }
 
@@ -104,6 +166,63 @@ impl Reader<'_> {
         let (head, rest) = self.0.split_first_chunk::<4>()?;
         self.0 = rest;
         Some(u32::from_le_bytes(*head))
+    }
+
+    fn u64(&mut self) -> Option<[u8; 8]> {
+        let (head, rest) = self.0.split_first_chunk::<8>()?;
+        self.0 = rest;
+        Some(*head)
+    }
+
+    fn string(&mut self) -> Option<String> {
+        let len = self.u32()? as usize;
+        if len > self.0.len() {
+            return None;
+        }
+        let (bytes, rest) = self.0.split_at(len);
+        self.0 = rest;
+        std::str::from_utf8(bytes).ok().map(str::to_owned)
+    }
+
+    /// A length that the remaining input can hold (each item takes at least one byte).
+    fn count(&mut self) -> Option<usize> {
+        let n = self.u32()? as usize;
+        (n <= self.0.len()).then_some(n)
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Value> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let (&tag, rest) = self.0.split_first()?;
+        self.0 = rest;
+        Some(match tag {
+            NULL => Value::Null,
+            FALSE => Value::Bool(false),
+            TRUE => Value::Bool(true),
+            U64 => Value::from(u64::from_le_bytes(self.u64()?)),
+            I64 => Value::from(i64::from_le_bytes(self.u64()?)),
+            F64 => Value::from(serde_json::Number::from_f64(f64::from_le_bytes(self.u64()?))?),
+            STRING => Value::String(self.string()?),
+            ARRAY => {
+                let n = self.count()?;
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n {
+                    items.push(self.value(depth + 1)?);
+                }
+                Value::Array(items)
+            }
+            OBJECT => {
+                let n = self.count()?;
+                let mut map = serde_json::Map::with_capacity(n);
+                for _ in 0..n {
+                    let key = self.string()?;
+                    map.insert(key, self.value(depth + 1)?);
+                }
+                Value::Object(map)
+            }
+            _ => return None,
+        })
     }
 }
 

@@ -1,23 +1,26 @@
 //! Regular expressions compiled once per catalogue: rules repeat patterns (the URI pattern
 //! appears in a dozen rules), and compiling a `regex` is costly next to cloning one.
 
-use std::cell::RefCell;
+use std::sync::Mutex;
 use std::collections::HashMap;
 
 use regex::Regex;
 
 /// The patterns compiled while one catalogue compiles, by source text.
 #[derive(Debug, Default)]
-pub struct Regexes(RefCell<HashMap<String, Regex>>);
+pub struct Regexes(Mutex<HashMap<String, Regex>>);
 
 impl Regexes {
-    /// The compiled `pattern`, compiling it on first use.
+    /// The compiled `pattern`, compiling it on first use. One cache serves every thread of
+    /// a catalogue compilation: compiling a pattern costs far more than the lock.
     pub fn get(&self, pattern: &str) -> Result<Regex, regex::Error> {
-        if let Some(re) = self.0.borrow().get(pattern) {
-            return Ok(re.clone());
+        if let Some(re) = self.0.lock().ok().and_then(|m| m.get(pattern).cloned()) {
+            return Ok(re);
         }
         let re = Regex::new(pattern)?;
-        self.0.borrow_mut().insert(pattern.to_owned(), re.clone());
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(pattern.to_owned(), re.clone());
+        }
         Ok(re)
     }
 }
@@ -32,8 +35,8 @@ mod tests {
         let a = cache.get("^a+$").unwrap();
         let b = cache.get("^a+$").unwrap();
         assert!(a.is_match("aaa") && b.is_match("a"));
-        assert_eq!(cache.0.borrow().len(), 1);
+        assert_eq!(cache.0.lock().unwrap().len(), 1);
         assert!(cache.get("(").is_err());
-        assert_eq!(cache.0.borrow().len(), 1);
+        assert_eq!(cache.0.lock().unwrap().len(), 1);
     }
 }

@@ -1,8 +1,14 @@
 //! The impact of a rule change: what differs between two catalogues (rules added, removed,
 //! changed field by field) and what that does to a corpus (verdicts that changed,
 //! diagnostics that appeared or vanished).
+//!
+//! When the new catalogue is a release that descends from the old one, its rules' history
+//! says how each rule changed: added, replaced, applicability changed or retired, each with
+//! the reason the release records. Differences the history does not record (two unrelated
+//! directories, or an edited copy of a release) are reported as rules added, removed and
+//! changed field by field.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -10,7 +16,8 @@ use serde_json::Value;
 use super::CorpusDoc;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::{Engine, FileError, Report};
-use crate::rules::{Catalogue, Rule};
+use crate::rules::releases::ChangeKind;
+use crate::rules::{Applicability, Catalogue, Rule};
 
 /// One field that differs, with its old and new value (`None`: absent).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -32,6 +39,9 @@ pub struct RuleSummary {
     pub severity: Severity,
     /// `file:line` in its rules directory.
     pub source: String,
+    /// The release that added it, when the comparison follows the releases' history.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
 }
 
 /// A rule present in both catalogues whose definition differs.
@@ -41,63 +51,271 @@ pub struct RuleChange {
     pub fields: Vec<FieldChange>,
 }
 
-/// What differs between two catalogues.
+/// One change a release records for a rule: which release, why, and where it is written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordedChange {
+    /// `replaced` or `applicability changed`.
+    pub kind: &'static str,
+    pub release: String,
+    pub reason: String,
+    /// `file:line` of the change in that release's rules directory.
+    pub source: String,
+}
+
+/// A rule that a release between the two replaced with a new definition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplacedRule {
+    pub id: String,
+    pub title: String,
+    /// Every change recorded for the rule after the base release, oldest first (at least
+    /// one replacement).
+    pub reasons: Vec<RecordedChange>,
+    /// The definition's differences, field by field.
+    pub fields: Vec<FieldChange>,
+}
+
+/// One protocol version of an applicability table, before and after (`None`: the table
+/// does not name the version).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApplicabilityRow {
+    pub version: String,
+    pub old: Option<Applicability>,
+    pub new: Option<Applicability>,
+}
+
+impl ApplicabilityRow {
+    pub fn changed(&self) -> bool {
+        self.old != self.new
+    }
+}
+
+/// A rule whose applicability table alone a release between the two changed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApplicabilityRuleChange {
+    pub id: String,
+    pub title: String,
+    /// Every change recorded for the rule after the base release, oldest first.
+    pub reasons: Vec<RecordedChange>,
+    /// Every protocol version of either table, in catalogue order.
+    pub table: Vec<ApplicabilityRow>,
+}
+
+/// A rule of the base release that a release between the two retired.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetiredRuleChange {
+    /// The rule as the base release has it.
+    #[serde(flatten)]
+    pub rule: RuleSummary,
+    /// The release that retired it.
+    pub release: String,
+    pub reason: String,
+    /// `file:line` of the retirement in that release's rules directory.
+    #[serde(rename = "retiredAt")]
+    pub retired_at: String,
+}
+
+/// How rule changes were classified.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChangeBasis {
+    /// The two catalogues were compared definition by definition: rules added, removed and
+    /// changed.
+    #[default]
+    Definitions,
+    /// The new catalogue is a release descending from the old one: its history says which
+    /// rules were added, replaced, retired or had their applicability changed. Differences
+    /// it does not record are still reported as added, removed or changed.
+    History,
+}
+
+/// What differs between two catalogues. Every rule that differs is in exactly one list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CatalogueChanges {
+    pub basis: ChangeBasis,
     /// Changes of the catalogue definition itself (versions, scope model, ...).
     pub catalogue: Vec<FieldChange>,
     pub added: Vec<RuleSummary>,
+    /// Rules of the old catalogue the new one lacks, without a recorded retirement.
     pub removed: Vec<RuleSummary>,
+    /// Rules whose definition differs without a recorded change.
     pub changed: Vec<RuleChange>,
+    pub replaced: Vec<ReplacedRule>,
+    #[serde(rename = "applicabilityChanged")]
+    pub applicability_changed: Vec<ApplicabilityRuleChange>,
+    pub retired: Vec<RetiredRuleChange>,
 }
 
 impl CatalogueChanges {
     pub fn is_empty(&self) -> bool {
-        self.catalogue.is_empty()
-            && self.added.is_empty()
-            && self.removed.is_empty()
-            && self.changed.is_empty()
+        self.catalogue.is_empty() && self.rules_changed() == 0
+    }
+
+    /// Number of rules that differ, whatever the kind.
+    pub fn rules_changed(&self) -> usize {
+        self.added.len()
+            + self.removed.len()
+            + self.changed.len()
+            + self.replaced.len()
+            + self.applicability_changed.len()
+            + self.retired.len()
     }
 }
 
-/// Compares two catalogues rule by rule (by id).
+/// Compares two catalogues rule by rule (by id). When `new` is a later release descending
+/// from `old`, rule changes are classified by the history `new` records (see
+/// [`ChangeBasis::History`]).
 pub fn compare_catalogues(old: &Catalogue, new: &Catalogue) -> CatalogueChanges {
+    let base = &old.release.version;
+    let by_history =
+        base < &new.release.version && new.release.lineage.iter().any(|a| &a.version == base);
     let old_rules: HashMap<&str, &Rule> = old.rules.iter().map(|r| (r.id(), &**r)).collect();
     let new_rules: HashMap<&str, &Rule> = new.rules.iter().map(|r| (r.id(), &**r)).collect();
     let mut changes = CatalogueChanges {
+        basis: if by_history {
+            ChangeBasis::History
+        } else {
+            ChangeBasis::Definitions
+        },
         catalogue: diff_values(&to_value(&old.def), &to_value(&new.def)),
         ..CatalogueChanges::default()
     };
     for r in &new.rules {
-        match old_rules.get(r.id()) {
-            None => changes.added.push(summary(r)),
-            Some(o) => {
-                let mut fields = diff_values(&to_value(&o.def), &to_value(&r.def));
-                if o.severity != r.severity {
-                    fields.push(FieldChange {
-                        field: "effective severity".into(),
-                        old: Some(Value::from(o.severity.as_str())),
-                        new: Some(Value::from(r.severity.as_str())),
-                    });
-                }
-                if !fields.is_empty() {
-                    changes.changed.push(RuleChange {
-                        id: r.id().to_owned(),
-                        fields,
-                    });
-                }
+        let Some(o) = old_rules.get(r.id()) else {
+            let mut s = summary(r);
+            if by_history {
+                s.since = Some(r.history.since.to_string());
             }
+            changes.added.push(s);
+            continue;
+        };
+        let fields = rule_fields(o, r);
+        let recorded: Vec<_> = if by_history {
+            r.history
+                .changes
+                .iter()
+                .filter(|c| &c.release > base)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let reasons = || {
+            recorded
+                .iter()
+                .map(|c| RecordedChange {
+                    kind: c.kind.as_str(),
+                    release: c.release.to_string(),
+                    reason: c.reason.split_whitespace().collect::<Vec<_>>().join(" "),
+                    source: format!("{}:{}", c.source.file, c.source.line),
+                })
+                .collect::<Vec<_>>()
+        };
+        if recorded.iter().any(|c| c.kind == ChangeKind::Replaced) {
+            changes.replaced.push(ReplacedRule {
+                id: r.id().to_owned(),
+                title: r.def.title.clone(),
+                reasons: reasons(),
+                fields,
+            });
+        } else if !recorded.is_empty() {
+            let table = applicability_table(old, new, &o.def.applicability, &r.def.applicability);
+            // The history records only a new table; anything else that differs is an
+            // unrecorded change.
+            let rest: Vec<FieldChange> = fields
+                .into_iter()
+                .filter(|f| !f.field.starts_with("applicability."))
+                .collect();
+            changes.applicability_changed.push(ApplicabilityRuleChange {
+                id: r.id().to_owned(),
+                title: r.def.title.clone(),
+                reasons: reasons(),
+                table,
+            });
+            if !rest.is_empty() {
+                changes.changed.push(RuleChange {
+                    id: r.id().to_owned(),
+                    fields: rest,
+                });
+            }
+        } else if !fields.is_empty() {
+            changes.changed.push(RuleChange {
+                id: r.id().to_owned(),
+                fields,
+            });
         }
     }
     for r in &old.rules {
-        if !new_rules.contains_key(r.id()) {
-            changes.removed.push(summary(r));
+        if new_rules.contains_key(r.id()) {
+            continue;
+        }
+        let retirement = new
+            .retired
+            .iter()
+            .find(|x| by_history && &x.release > base && x.rule.id() == r.id());
+        match retirement {
+            Some(x) => changes.retired.push(RetiredRuleChange {
+                rule: summary(r),
+                release: x.release.to_string(),
+                reason: x.reason.split_whitespace().collect::<Vec<_>>().join(" "),
+                retired_at: format!("{}:{}", x.source.file, x.source.line),
+            }),
+            None => changes.removed.push(summary(r)),
         }
     }
     changes.added.sort_by(|a, b| a.id.cmp(&b.id));
     changes.removed.sort_by(|a, b| a.id.cmp(&b.id));
     changes.changed.sort_by(|a, b| a.id.cmp(&b.id));
+    changes.replaced.sort_by(|a, b| a.id.cmp(&b.id));
     changes
+        .applicability_changed
+        .sort_by(|a, b| a.id.cmp(&b.id));
+    changes.retired.sort_by(|a, b| a.rule.id.cmp(&b.rule.id));
+    changes
+}
+
+/// The field-by-field differences of two definitions of a rule, and of their effective
+/// severity.
+fn rule_fields(o: &Rule, r: &Rule) -> Vec<FieldChange> {
+    let mut fields = diff_values(&to_value(&o.def), &to_value(&r.def));
+    if o.severity != r.severity {
+        fields.push(FieldChange {
+            field: "effective severity".into(),
+            old: Some(Value::from(o.severity.as_str())),
+            new: Some(Value::from(r.severity.as_str())),
+        });
+    }
+    fields
+}
+
+/// Both applicability tables side by side: the new catalogue's protocol versions in order,
+/// then any other version either table names.
+fn applicability_table(
+    old_cat: &Catalogue,
+    new_cat: &Catalogue,
+    old: &BTreeMap<String, Applicability>,
+    new: &BTreeMap<String, Applicability>,
+) -> Vec<ApplicabilityRow> {
+    let mut versions: Vec<String> = Vec::new();
+    let ordered = new_cat
+        .def
+        .protocol_versions
+        .iter()
+        .chain(&old_cat.def.protocol_versions)
+        .cloned();
+    let named: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    for v in ordered.chain(named.into_iter().cloned()) {
+        if !versions.contains(&v) {
+            versions.push(v);
+        }
+    }
+    versions
+        .into_iter()
+        .filter(|v| old.contains_key(v) || new.contains_key(v))
+        .map(|v| ApplicabilityRow {
+            old: old.get(&v).copied(),
+            new: new.get(&v).copied(),
+            version: v,
+        })
+        .collect()
 }
 
 fn summary(r: &Rule) -> RuleSummary {
@@ -108,6 +326,7 @@ fn summary(r: &Rule) -> RuleSummary {
         level: r.def.level.as_str().to_owned(),
         severity: r.severity,
         source: format!("{}:{}", r.source.file, r.source.line),
+        since: None,
     }
 }
 
@@ -238,6 +457,10 @@ pub struct RuleImpact {
 /// The whole impact report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Impact {
+    /// The release of the old catalogue.
+    pub base: String,
+    /// The release of the new catalogue.
+    pub new: String,
     pub changes: CatalogueChanges,
     /// Number of documents run.
     pub documents: usize,
@@ -286,7 +509,9 @@ impl Impact {
     }
 }
 
-/// Runs `old` and `new` over `docs` and reports what changed.
+/// Runs `old` and `new` over `docs` and reports what changed. The catalogues compared are
+/// each engine's [`Engine::catalogue`]: fix each engine's release with
+/// [`Engine::with_spec_version`] so that every document is judged by that release.
 pub fn corpus_impact(old: &Engine, new: &Engine, docs: &[CorpusDoc]) -> Result<Impact, FileError> {
     let mut affected = Vec::new();
     for doc in docs {
@@ -305,6 +530,8 @@ pub fn corpus_impact(old: &Engine, new: &Engine, docs: &[CorpusDoc]) -> Result<I
         }
     }
     Ok(Impact {
+        base: old.catalogue().release.version.to_string(),
+        new: new.catalogue().release.version.to_string(),
         changes: compare_catalogues(old.catalogue(), new.catalogue()),
         documents: docs.len(),
         affected,

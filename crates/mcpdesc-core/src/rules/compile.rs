@@ -123,11 +123,11 @@ pub(super) fn compile(
     let mut interned: HashMap<(DocumentKind, String), usize> = HashMap::new();
     // Rules compile independently, so the files are spread over the cores; merging in file
     // order keeps duplicate detection and path numbering deterministic.
+    let regexes = Regexes::default();
     let outcomes = super::load::in_parallel(
         files,
         |f| f.text_len,
         |chunk| {
-            let regexes = Regexes::default();
             let cx = CompileCx {
                 versions: &versions,
                 files: others,

@@ -37,7 +37,7 @@ pub struct RuleFile {
 #[serde(untagged)]
 pub enum CatalogueBlock {
     Extension(ReleaseDef),
-    Whole(CatalogueDef),
+    Whole(Box<CatalogueDef>),
 }
 
 /// A release that extends another: it inherits the base's document model, surfaces and

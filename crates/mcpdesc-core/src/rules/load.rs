@@ -88,10 +88,15 @@ pub(super) fn in_parallel<'a, T: Sync, R: Send>(
         chunks.push(&items[start..]);
     }
     let work = &work;
+    // The threads share the compilation's memo of parsed paths.
+    let memo = crate::path::JsonPath::current_memo();
     std::thread::scope(|s| {
         let handles: Vec<_> = chunks
             .iter()
-            .map(|chunk| s.spawn(move || work(chunk)))
+            .map(|chunk| {
+                let memo = memo.clone();
+                s.spawn(move || crate::path::JsonPath::with_memo(memo, || work(chunk)))
+            })
             .collect();
         handles
             .into_iter()
@@ -203,6 +208,10 @@ impl RuleSet {
     /// own. A release that `extends` another is compiled from the compiled base: only the
     /// rules it adds or changes are compiled again.
     pub fn compile(&self) -> Result<CatalogueSet, RuleLoadError> {
+        crate::path::JsonPath::with_compile_memo(|| self.compile_releases())
+    }
+
+    fn compile_releases(&self) -> Result<CatalogueSet, RuleLoadError> {
         let mut problems = Problems::default();
         let several = self.roots.len() > 1;
         let mut groups = Vec::new();
