@@ -394,6 +394,7 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
             "validate",
             "evaluate",
             "catalogue",
+            "releases",
             "batch",
             "traffic",
         ] {
@@ -548,6 +549,28 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
             fmt_time(ns)
         )?;
     }
+    if let Some(ns) = get("catalogue/two-releases") {
+        writeln!(
+            w,
+            "| catalogue load + compile, two releases (embedded 0.8.0 + the test release extending it, read from disk) | {} | |",
+            fmt_time(ns)
+        )?;
+    }
+    for (id, label) in [
+        (
+            "releases/validate-small/one",
+            "validate small.json, one release loaded",
+        ),
+        (
+            "releases/validate-small/two",
+            "validate small.json, two releases loaded (with the release lookup)",
+        ),
+        ("releases/lookup", "release lookup alone"),
+    ] {
+        if let Some(ns) = get(id) {
+            writeln!(w, "| {label} | {} | |", fmt_time(ns))?;
+        }
+    }
     let batch: Vec<(&String, &f64)> = results
         .iter()
         .filter(|(k, _)| k.starts_with("batch/"))
@@ -625,6 +648,25 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
         "| catalogue load + compile | < 10 ms | {} | {} |",
         cat.map_or("—".into(), fmt_time),
         verdict(cat.is_some_and(|ns| ns < 10e6))
+    )?;
+    let two = get("catalogue/two-releases");
+    writeln!(
+        w,
+        "| catalogue load + compile, two releases | < 10 ms | {} | {} |",
+        two.map_or("—".into(), fmt_time),
+        verdict(two.is_some_and(|ns| ns < 10e6))
+    )?;
+    let r = ratio(
+        get("releases/validate-small/two"),
+        get("releases/validate-small/one"),
+    );
+    let lookup = get("releases/lookup").zip(get("releases/validate-small/one"));
+    writeln!(
+        w,
+        "| validate small.json with two releases ÷ with one (release lookup) | no measurable cost | {} (lookup alone: {}) | {} |",
+        show(r),
+        lookup.map_or("—".into(), |(l, v)| format!("{}, {:.3}% of the validation", fmt_time(l), 100.0 * l / v)),
+        verdict(lookup.is_some_and(|(l, v)| l / v < 0.001))
     )?;
     writeln!(
         w,

@@ -1,19 +1,18 @@
-//! `mcpdesc docs`: writes the rule pages generated from the rule files, or checks that the
-//! committed ones are current.
+//! `mcpdesc docs`: writes the rule pages of every loaded release, generated from the rule
+//! files, or checks that the committed ones are current.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use mcpdesc_core::corpus::pages;
-use mcpdesc_core::Engine;
 
 #[derive(Debug, clap::Args)]
 pub struct DocsArgs {
-    /// Load rules from this directory instead of the embedded catalogue.
-    #[arg(long, value_name = "DIR")]
-    pub rules: Option<PathBuf>,
-    /// Directory of the rule pages.
+    #[command(flatten)]
+    pub rules: crate::cli::RulesArgs,
+    /// Directory of the rule pages: one directory per release (`<DIR>/<release>/<owner>/<id>.md`)
+    /// and the list of releases in `<DIR>/README.md`.
     #[arg(long, value_name = "DIR", default_value = "docs/rules")]
     pub out: PathBuf,
     /// Write nothing; fail (exit 1) with a diff when the pages under --out are not current.
@@ -22,12 +21,9 @@ pub struct DocsArgs {
 }
 
 pub fn run(args: DocsArgs) -> Result<ExitCode> {
-    let engine = match &args.rules {
-        Some(dir) => Engine::from_dir(dir),
-        None => Engine::embedded(),
-    }
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let generated = pages::generate(engine.catalogue(), &args.out);
+    // Pages are generated for every release; `--spec-version` only has to name one.
+    let engine = args.rules.engine()?;
+    let generated = pages::generate(engine.releases(), &args.out);
     for w in &generated.warnings {
         eprintln!("warning: {w}");
     }

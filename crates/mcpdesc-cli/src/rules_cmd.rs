@@ -119,7 +119,7 @@ pub fn show(args: &ShowArgs) -> Result<ExitCode> {
     let engine = engine(&args.rules)?;
     let cat = engine.catalogue();
     if let Some(rule) = cat.rule(&args.id) {
-        let docs = DocUrls::new(cat, args.docs_base_url.as_deref());
+        let docs = DocUrls::new(args.docs_base_url.as_deref());
         print!("{}", render::rules::show(cat, rule, &docs));
         return Ok(ExitCode::SUCCESS);
     }

@@ -32,9 +32,9 @@ pub struct ValidateOptions {
     /// [default: auto].
     #[arg(long, value_enum, value_name = "WHEN", help_heading = "Output")]
     pub color: Option<ColorWhen>,
-    /// Base URL of the rule pages linked from each finding: a template with `{owner}` and
-    /// `{id}`, or a base under which `{owner}/{id}` is appended [default: the catalogue's
-    /// `docs-url`].
+    /// Where the rule pages linked from each finding live: a template with `{id}` (and
+    /// optionally `{release}`, `{owner}`), or a base URL under which `{release}/{owner}/{id}.md`
+    /// is appended [default: the catalogue's `docs-url`, the pages in this repository].
     #[arg(long, value_name = "URL", help_heading = "Output")]
     pub docs_base_url: Option<String>,
     /// Never show a progress bar.
@@ -370,7 +370,8 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         };
     let ctx = RenderContext {
         catalogue: cat,
-        docs: DocUrls::new(cat, s.docs_base_url.as_deref()),
+        releases: engine.releases(),
+        docs: DocUrls::new(s.docs_base_url.as_deref()),
         strict: s.strict,
         fail_on: s.fail_on,
         color,
@@ -414,6 +415,7 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>, kind: InputKind) 
         io_error: false,
         suppressed: 0,
         baselined: 0,
+        release: None,
     };
     let bytes = match &input.source {
         Source::Missing(why) => Err(why.clone()),
@@ -450,6 +452,7 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>, kind: InputKind) 
     result.source = needed.then_some(text);
     result.diagnostics = report.diagnostics;
     result.load_error = report.load_error;
+    result.release = Some(report.release);
     result
 }
 

@@ -97,7 +97,15 @@ fn sarif_output_is_valid_sarif_2_1_0() {
     for args in [
         vec!["--format", "sarif", "servers", "legacy/archive.yaml"],
         vec!["--format", "sarif", "--strict", "servers", "missing.json"],
+        vec![
+            "--format",
+            "sarif",
+            "--docs-base-url",
+            "https://docs.example.com/rules/",
+            "servers",
+        ],
     ] {
+        let absolute = args.contains(&"--docs-base-url");
         let run = validate(&args);
         let log: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
         let errors: Vec<String> = validator
@@ -107,12 +115,26 @@ fn sarif_output_is_valid_sarif_2_1_0() {
         assert!(errors.is_empty(), "{errors:#?}");
         let run0 = &log["runs"][0];
         let rules = run0["tool"]["driver"]["rules"].as_array().unwrap();
-        assert!(rules
+        let page = "0.8.0/mcp/mcp.elicitation.protocol-version.md";
+        let elicitation = rules
             .iter()
-            .any(|r| r["id"] == "mcp.elicitation.protocol-version"
-                && r["helpUri"]
-                    .as_str()
-                    .is_some_and(|u| u.ends_with("/mcp/mcp.elicitation.protocol-version"))));
+            .find(|r| r["id"] == "mcp.elicitation.protocol-version")
+            .unwrap();
+        if absolute {
+            // An absolute link is the descriptor's `helpUri`.
+            let url = format!("https://docs.example.com/rules/{page}");
+            assert_eq!(elicitation["helpUri"], url.as_str());
+            assert_eq!(elicitation["properties"]["docUrl"], url.as_str());
+        } else {
+            // `helpUri` must be an absolute URI: a repository path goes into the help text.
+            let path = format!("docs/rules/{page}");
+            assert!(elicitation.get("helpUri").is_none(), "{elicitation:#}");
+            assert!(elicitation["help"]["text"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("\n\nRule page: {path}")));
+            assert_eq!(elicitation["properties"]["docUrl"], path.as_str());
+        }
         assert!(rules
             .iter()
             .any(|r| r["id"] == "mcpdesc-cli.unused-suppression"));
@@ -223,9 +245,10 @@ fn protocol_version_and_select_narrow_the_findings() {
 fn docs_urls_follow_the_catalogue_or_the_override() {
     let run = validate(&["--format", "json", "servers/calendar.yaml"]);
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    // By default, the page this repository ships for the release that judged the document.
     assert_eq!(
         v["files"][0]["diagnostics"][0]["docUrl"],
-        "https://mcpdesc.dev/rules/mcpdesc/mcpdesc.info.version-semver"
+        "docs/rules/0.8.0/mcpdesc/mcpdesc.info.version-semver.md"
     );
     let run = validate(&[
         "--format",
@@ -237,7 +260,19 @@ fn docs_urls_follow_the_catalogue_or_the_override() {
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(
         v["files"][0]["diagnostics"][0]["docUrl"],
-        "https://docs.example.com/r/mcpdesc/mcpdesc.info.version-semver"
+        "https://docs.example.com/r/0.8.0/mcpdesc/mcpdesc.info.version-semver.md"
+    );
+    let run = validate(&[
+        "--format",
+        "json",
+        "--docs-base-url",
+        "https://docs.example.com/{release}/{owner}/{id}",
+        "servers/calendar.yaml",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        v["files"][0]["diagnostics"][0]["docUrl"],
+        "https://docs.example.com/0.8.0/mcpdesc/mcpdesc.info.version-semver"
     );
     let run = validate(&[
         "--docs-base-url",
@@ -556,7 +591,7 @@ fn rules_show_and_explain() {
         "2024-11-05  applies",
         "Examples:",
         "expected-invalid/elicitation-url-before-2025-11-25.json",
-        "https://mcpdesc.dev/rules/mcp/mcp.elicitation.protocol-version",
+        "docs/rules/0.8.0/mcp/mcp.elicitation.protocol-version.md",
     ] {
         assert!(show.stdout.contains(needle), "{needle}: {}", show.stdout);
     }

@@ -1,4 +1,5 @@
-//! `mcpdesc docs`: pages generated from the rule files, and the check of the committed ones.
+//! `mcpdesc docs`: pages generated from the rule files for every release, and the check of the
+//! committed ones.
 
 mod support;
 
@@ -9,12 +10,24 @@ use support::{copy_dir, mcpdesc, mcpdesc_in, rules_list, workspace};
 
 #[test]
 fn committed_rule_pages_are_current() {
-    let run = mcpdesc(["docs", "--rules", "rules", "--out", "docs/rules", "--check"]);
-    assert_eq!(
-        run.code,
-        Some(0),
-        "docs/rules is not current; run `mcpdesc docs --rules rules`:\n{}",
-        run.output()
+    // With the embedded catalogue and the default directory, and with the rules directory.
+    for run in [
+        mcpdesc(["docs", "--check"]),
+        mcpdesc(["docs", "--rules", "rules", "--out", "docs/rules", "--check"]),
+    ] {
+        assert_eq!(
+            run.code,
+            Some(0),
+            "docs/rules is not current; run `mcpdesc docs`:\n{}",
+            run.output()
+        );
+    }
+    let root = workspace().join("docs/rules");
+    assert!(root.join("README.md").is_file());
+    assert!(root.join("0.8.0/README.md").is_file());
+    assert!(
+        !root.join("mcp").exists() && !root.join("mcpdesc").exists(),
+        "pages live below their release"
     );
 }
 
@@ -61,12 +74,14 @@ fn elicitation_protocol_version_page_has_every_section_from_the_rule_file() {
     let tmp = generate_copy();
     let id = "mcp.elicitation.protocol-version";
     let r = rule(id);
-    let page = std::fs::read_to_string(tmp.path().join(format!("docs/rules/mcp/{id}.md"))).unwrap();
+    let page =
+        std::fs::read_to_string(tmp.path().join(format!("docs/rules/0.8.0/mcp/{id}.md"))).unwrap();
 
     // The sections of the reference page, in order.
     let headings = [
         "## Requirement",
         "## Details",
+        "## Release history",
         "## Protocol version applicability",
         "## Required by",
         "## Based on",
@@ -92,6 +107,7 @@ fn elicitation_protocol_version_page_has_every_section_from_the_rule_file() {
 
     for line in [
         format!("**Rule ID:** `{id}`"),
+        "**Release:** 0.8.0".to_owned(),
         format!("**Owner:** {}", r["owner"].as_str().unwrap()),
         format!(
             "**Surface:** {} · **Path:** `{}`",
@@ -177,7 +193,7 @@ fn elicitation_protocol_version_page_has_every_section_from_the_rule_file() {
             let fixture = ex["fixture"].as_str().unwrap();
             let pointer = ex["pointer"].as_str().unwrap();
             let source = format!(
-                "Source: [{fixture}](../../../spec-fixtures/{fixture}) · Selected: `{pointer}`"
+                "Source: [{fixture}](../../../../spec-fixtures/{fixture}) · Selected: `{pointer}`"
             );
             assert!(page.contains(&source), "missing `{source}`\n{page}");
             let json = selected_json(&fixtures.join(fixture), pointer);
@@ -190,15 +206,41 @@ fn elicitation_protocol_version_page_has_every_section_from_the_rule_file() {
     let src = &r["source"];
     let file = src["file"].as_str().unwrap();
     assert!(page.contains(&format!(
-        "[`rules/{file}`](../../../rules/{file}#L{line}), line {line}.",
+        "[`rules/{file}`](../../../../rules/{file}#L{line}), line {line}.",
         line = src["line"]
     )));
 
+    // Since which release it exists.
+    assert!(
+        page.contains("\n## Release history\n\n* Since 0.8.0.\n"),
+        "{page}"
+    );
+    // The page names where it is published.
+    assert!(page.contains(&format!("source: \"docs/rules/0.8.0/mcp/{id}.md\"")));
+
     // The indexes list it with its level.
-    let index = std::fs::read_to_string(tmp.path().join("docs/rules/README.md")).unwrap();
+    let read = |p: &str| std::fs::read_to_string(tmp.path().join(p)).unwrap();
+    let index = read("docs/rules/0.8.0/README.md");
     assert!(index.contains(&format!("[`{id}`](mcp/{id}.md)")));
-    let owner = std::fs::read_to_string(tmp.path().join("docs/rules/mcp/README.md")).unwrap();
+    assert!(
+        !index.contains("## Changes from"),
+        "a first release changes nothing"
+    );
+    let owner = read("docs/rules/0.8.0/mcp/README.md");
     assert!(owner.contains(&format!("[`{id}`]({id}.md)")));
+    // The list of releases links the release's index.
+    let releases = read("docs/rules/README.md");
+    let count = rules_list(&workspace().join("rules"))["rules"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(
+        releases.contains(&format!(
+            "| [0.8.0](0.8.0/README.md) | MCP Description 0.8.0, the current published release of \
+             the specification. | 0.8.0 | — | {count} |"
+        )),
+        "{releases}"
+    );
 }
 
 #[test]
@@ -208,7 +250,7 @@ fn check_names_stale_missing_and_extra_pages_and_generation_repairs_them() {
     let check = || mcpdesc_in(root, ["docs", "--rules", "rules", "--check"]);
     assert_eq!(check().code, Some(0));
 
-    let pages = root.join("docs/rules");
+    let pages = root.join("docs/rules/0.8.0");
     let page = pages.join("mcp/mcp.elicitation.protocol-version.md");
     let text = std::fs::read_to_string(&page).unwrap();
     std::fs::write(
@@ -217,29 +259,39 @@ fn check_names_stale_missing_and_extra_pages_and_generation_repairs_them() {
     )
     .unwrap();
     std::fs::remove_file(pages.join("mcpdesc/README.md")).unwrap();
-    std::fs::write(pages.join("mcpdesc/mcpdesc.gone.old-rule.md"), text).unwrap();
+    std::fs::write(pages.join("mcpdesc/mcpdesc.gone.old-rule.md"), &text).unwrap();
     std::fs::write(pages.join("mcpdesc/hand-written.md"), "# Notes\n").unwrap();
+    // A page of the layout without releases.
+    let unversioned = root.join("docs/rules/mcp");
+    std::fs::create_dir_all(&unversioned).unwrap();
+    std::fs::write(
+        unversioned.join("mcp.elicitation.protocol-version.md"),
+        &text,
+    )
+    .unwrap();
 
     let run = check();
     assert_eq!(run.code, Some(1), "{}", run.output());
     let out = &run.stdout;
-    assert!(out.contains("stale: docs/rules/mcp/mcp.elicitation.protocol-version.md"));
+    assert!(out.contains("stale: docs/rules/0.8.0/mcp/mcp.elicitation.protocol-version.md"));
     assert!(
         out.contains("-## Requirement (edited)\n+## Requirement\n"),
         "{out}"
     );
-    assert!(out.contains("missing: docs/rules/mcpdesc/README.md"));
-    assert!(out.contains("extra: docs/rules/mcpdesc/mcpdesc.gone.old-rule.md"));
+    assert!(out.contains("missing: docs/rules/0.8.0/mcpdesc/README.md"));
+    assert!(out.contains("extra: docs/rules/0.8.0/mcpdesc/mcpdesc.gone.old-rule.md"));
     assert!(!out.contains("hand-written.md"));
-    assert!(out.contains("1 stale, 1 missing, 1 extra"));
+    assert!(out.contains("extra: docs/rules/mcp/mcp.elicitation.protocol-version.md"));
+    assert!(out.contains("1 stale, 1 missing, 2 extra"));
 
     let regen = mcpdesc_in(root, ["docs", "--rules", "rules"]);
     assert_eq!(regen.code, Some(0), "{}", regen.output());
     assert!(regen
         .stdout
-        .contains("removed docs/rules/mcpdesc/mcpdesc.gone.old-rule.md"));
+        .contains("removed docs/rules/0.8.0/mcpdesc/mcpdesc.gone.old-rule.md"));
     assert_eq!(check().code, Some(0));
     assert!(pages.join("mcpdesc/hand-written.md").exists());
+    assert!(!unversioned.exists(), "a directory left empty is removed");
 
     // Generation is deterministic: a second run writes nothing.
     let again = mcpdesc_in(root, ["docs", "--rules", "rules"]);
@@ -248,4 +300,113 @@ fn check_names_stale_missing_and_extra_pages_and_generation_repairs_them() {
         "{}",
         again.stdout
     );
+}
+
+const FICTIONAL: &str = "crates/mcpdesc-core/tests/releases/fictional";
+
+#[test]
+fn pages_of_a_release_that_extends_another_say_what_changed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_string_lossy().into_owned();
+    let args = [
+        "docs", "--rules", "rules", "--rules", FICTIONAL, "--out", &out,
+    ];
+    let run = mcpdesc(args);
+    assert_eq!(run.code, Some(0), "{}", run.output());
+    let read = |p: &str| {
+        std::fs::read_to_string(tmp.path().join(p)).unwrap_or_else(|e| panic!("{p}: {e}"))
+    };
+    let new = "0.9.0-fictional.1";
+
+    // The list of releases, oldest first.
+    let releases = read("README.md");
+    let at = |needle: &str| {
+        releases
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle}\n{releases}"))
+    };
+    assert!(at("| [0.8.0](0.8.0/README.md) |") < at(&format!("| [{new}]({new}/README.md) |")));
+    assert!(releases.contains(
+        "| A fictional release extending 0.8.0, used to test release extensions. | \
+         (>=0.9.0-fictional.1, <0.10.0) | [0.8.0](0.8.0/README.md) |"
+    ));
+
+    // The release index lists each change relative to its base.
+    let index = read(&format!("{new}/README.md"));
+    assert!(index.contains("It extends [0.8.0](../0.8.0/README.md)."));
+    for row in [
+        "| [`mcpdesc.info.description-required`](mcpdesc/mcpdesc.info.description-required.md) | added | — |",
+        "| [`mcpdesc.info.version-semver`](mcpdesc/mcpdesc.info.version-semver.md) | replaced | The fictional release makes Semantic Versioning",
+        "| [`mcpdesc.tags.reference-declared`](mcpdesc/mcpdesc.tags.reference-declared.md) | retired | The fictional release lets primitives carry tags",
+        "| [`mcpdesc.tags.unique-names`](mcpdesc/mcpdesc.tags.unique-names.md) | applicability changed | The fictional release requires distinct tag names",
+    ] {
+        assert!(index.contains(row), "missing `{row}`\n{index}");
+    }
+    assert!(!read("0.8.0/README.md").contains("## Changes from"));
+
+    // Each rule page says since when the rule exists and what changed.
+    let added = read(&format!(
+        "{new}/mcpdesc/mcpdesc.info.description-required.md"
+    ));
+    assert!(added.contains(&format!("**Release:** {new}")));
+    assert!(added.contains(&format!("## Release history\n\n* Since {new}.\n\n")));
+    let replaced = read(&format!("{new}/mcpdesc/mcpdesc.info.version-semver.md"));
+    assert!(replaced.contains(
+        "* Since [0.8.0](../../0.8.0/mcpdesc/mcpdesc.info.version-semver.md).\n\
+         * 0.9.0-fictional.1, replaced: The fictional release makes Semantic Versioning"
+    ));
+    assert!(replaced.contains("**Severity:** error"));
+    assert!(replaced.contains(&format!(
+        "source: \"docs/rules/{new}/mcpdesc/mcpdesc.info.version-semver.md\""
+    )));
+    let narrowed = read(&format!("{new}/mcpdesc/mcpdesc.tags.unique-names.md"));
+    assert!(narrowed.contains(
+        "* 0.9.0-fictional.1, applicability changed: The fictional release requires distinct \
+         tag names only from MCP 2025-06-18 on."
+    ));
+    // The base release's page of the replaced rule is unchanged by the later release.
+    let base = read("0.8.0/mcpdesc/mcpdesc.info.version-semver.md");
+    assert!(
+        base.contains("## Release history\n\n* Since 0.8.0.\n\n"),
+        "{base}"
+    );
+    assert!(base.contains("**Severity:** warning"));
+
+    // The retired rule keeps a page in the later release, leading to its last one.
+    let retired = read(&format!("{new}/mcpdesc/mcpdesc.tags.reference-declared.md"));
+    assert!(retired.contains(&format!(
+        "`mcpdesc.tags.reference-declared` was retired in release {new}"
+    )));
+    assert!(retired.contains("The fictional release lets primitives carry tags"));
+    let last = "../../0.8.0/mcpdesc/mcpdesc.tags.reference-declared.md";
+    assert!(retired.contains(&format!(
+        "It last existed in release 0.8.0: [its page there]({last})."
+    )));
+    assert!(tmp
+        .path()
+        .join(format!("{new}/mcpdesc"))
+        .join(last)
+        .is_file());
+    assert!(retired.contains(&format!("* {new}, retired: ")));
+    // The index names it among the changes only, not among the rules the release checks.
+    assert_eq!(
+        index
+            .matches("(mcpdesc/mcpdesc.tags.reference-declared.md)")
+            .count(),
+        1
+    );
+
+    // The check covers every release.
+    let check = [&args[..], &["--check"]].concat();
+    assert_eq!(mcpdesc(&check).code, Some(0));
+    let page = tmp
+        .path()
+        .join(format!("{new}/mcpdesc/mcpdesc.tags.unique-names.md"));
+    std::fs::write(&page, narrowed.replace("applicability changed", "changed")).unwrap();
+    let run = mcpdesc(&check);
+    assert_eq!(run.code, Some(1), "{}", run.output());
+    assert!(run.stdout.contains(&format!(
+        "stale: {out}/{new}/mcpdesc/mcpdesc.tags.unique-names.md"
+    )));
+    assert!(run.stdout.contains("1 stale, 0 missing, 0 extra"));
 }

@@ -1,8 +1,9 @@
 //! Throughput of the engine on the benchmark corpus (`cargo xtask bench-corpus`).
 //!
 //! Groups: `parse` (bytes to a positioned [`Document`]), `validate` (parse and evaluate),
-//! `evaluate` (an already parsed document), `catalogue` (compiling the embedded catalogue) and
-//! `batch` (1,000 distinct small documents on one thread and on every core, sharing one
+//! `evaluate` (an already parsed document), `catalogue` (compiling the embedded catalogue,
+//! alone and with the test release that extends it), `releases` (validating a small document
+//! with one release loaded and with two, which adds the release lookup) and `batch` (1,000 distinct small documents on one thread and on every core, sharing one
 //! [`Engine`]).
 //!
 //! The corpus is read from `$MCPDESC_BENCH_CORPUS`, else `<workspace>/target/bench-corpus`,
@@ -138,10 +139,54 @@ fn documents(c: &mut Criterion) {
     group.finish();
 }
 
+/// The test release that extends the embedded 0.8.0 (never embedded itself).
+fn extension_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/releases/fictional")
+}
+
+fn two_releases() -> Engine {
+    let engine = Engine::from_dirs(&[extension_dir()]).expect("the test release compiles");
+    assert_eq!(engine.releases().releases().len(), 2);
+    engine
+}
+
 fn catalogue(c: &mut Criterion) {
     let mut group = c.benchmark_group("catalogue");
     configure(&mut group);
     group.bench_function("embedded", |b| b.iter(engine));
+    // The embedded 0.8.0 from its snapshots plus the extension's files read and compiled.
+    group.bench_function("two-releases", |b| b.iter(two_releases));
+    group.finish();
+}
+
+/// The same small 0.8.0 document judged with one release loaded and with two: the second
+/// figure adds reading the declared version and choosing the release.
+fn releases(c: &mut Criterion) {
+    let dir = corpus_dir();
+    let small = corpus()
+        .into_iter()
+        .find(|(size, format, _)| *size == Size::Small && *format == Format::Json)
+        .map(|(_, _, bytes)| bytes)
+        .unwrap_or_else(|| panic!("small.json in {}", dir.display()));
+    let mut group = c.benchmark_group("releases");
+    configure(&mut group);
+    group.throughput(Throughput::Bytes(small.len() as u64));
+    for (name, engine) in [("one", engine()), ("two", two_releases())] {
+        assert!(engine.validate_bytes(&small, Format::Json).is_valid());
+        group.bench_function(BenchmarkId::new("validate-small", name), |b| {
+            b.iter(|| engine.validate_bytes(black_box(&small), Format::Json))
+        });
+    }
+    let two = two_releases();
+    let doc = Document::parse(&small, Format::Json, &Limits::default()).expect("parses");
+    group.bench_function("lookup", |b| {
+        b.iter(|| {
+            two.catalogue_for(black_box(doc.value()))
+                .release
+                .version
+                .major
+        })
+    });
     group.finish();
 }
 
@@ -250,5 +295,5 @@ fn traffic(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, catalogue, documents, batch, traffic);
+criterion_group!(benches, catalogue, releases, documents, batch, traffic);
 criterion_main!(benches);

@@ -202,7 +202,9 @@ impl Reader<'_> {
             TRUE => Value::Bool(true),
             U64 => Value::from(u64::from_le_bytes(self.u64()?)),
             I64 => Value::from(i64::from_le_bytes(self.u64()?)),
-            F64 => Value::from(serde_json::Number::from_f64(f64::from_le_bytes(self.u64()?))?),
+            F64 => Value::from(serde_json::Number::from_f64(f64::from_le_bytes(
+                self.u64()?,
+            ))?),
             STRING => Value::String(self.string()?),
             ARRAY => {
                 let n = self.count()?;

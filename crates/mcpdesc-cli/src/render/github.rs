@@ -45,7 +45,7 @@ pub fn github(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
             if !d.pointer.is_empty() {
                 let _ = write!(message, " at {}", d.pointer);
             }
-            if let Some(url) = ctx.docs.url(ctx.catalogue, &d.rule) {
+            if let Some(url) = ctx.doc_url(r, &d.rule) {
                 let _ = write!(message, "\n{url}");
             }
             let _ = writeln!(out, "::{command} {props}::{}", data(&message));

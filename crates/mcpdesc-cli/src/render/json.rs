@@ -50,7 +50,7 @@ pub fn json(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<String> {
                 .iter()
                 .map(|d| JsonDiagnostic {
                     diagnostic: d,
-                    doc_url: ctx.docs.url(ctx.catalogue, &d.rule),
+                    doc_url: ctx.doc_url(r, &d.rule),
                 })
                 .collect(),
             load_error: r.load_error.as_ref(),

@@ -64,8 +64,7 @@ pub fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
                 versions_suffix(d)
             );
             let url = ctx
-                .docs
-                .url(ctx.catalogue, &d.rule)
+                .doc_url(r, &d.rule)
                 .map(|u| format!("&#10;{}", esc(&u)))
                 .unwrap_or_default();
             if d.severity >= ctx.fail_on {

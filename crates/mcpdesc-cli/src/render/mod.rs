@@ -8,6 +8,8 @@ pub mod rules;
 mod sarif;
 mod text;
 
+use mcpdesc_core::corpus::pages;
+use mcpdesc_core::rules::CatalogueSet;
 use mcpdesc_core::{Catalogue, Diagnostic, LoadFailure, Severity};
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +51,8 @@ pub struct FileResult {
     pub suppressed: usize,
     /// Findings already recorded in the baseline.
     pub baselined: usize,
+    /// The version of the release that judged the document (`None` when it was not read).
+    pub release: Option<String>,
 }
 
 impl FileResult {
@@ -69,39 +73,66 @@ impl FileResult {
     }
 }
 
-/// Where each rule's documentation page lives.
+/// Where each rule's documentation page lives: a template in which `{release}`, `{owner}`
+/// and `{id}` are replaced by the version of the release that judged the document, the
+/// rule's owner and its id.
 #[derive(Debug, Clone, Default)]
 pub struct DocUrls {
+    /// The template given instead of each catalogue's `docs-url`.
     template: Option<String>,
 }
 
 impl DocUrls {
-    /// The catalogue's `docs-url` template, or `base` (a template with `{id}`, or a base URL
-    /// under which `{owner}/{id}` is appended).
-    pub fn new(cat: &Catalogue, base: Option<&str>) -> DocUrls {
-        let template = match base {
-            Some(b) if b.contains("{id}") => Some(b.to_owned()),
-            Some(b) => Some(format!("{}/{{owner}}/{{id}}", b.trim_end_matches('/'))),
-            None => cat.def.docs_url.clone(),
-        };
+    /// Each catalogue's `docs-url` template, or `base` for every catalogue: a template when it
+    /// contains `{id}`, else a base URL under which `{release}/{owner}/{id}.md` is appended
+    /// (the layout `mcpdesc docs` writes).
+    pub fn new(base: Option<&str>) -> DocUrls {
+        let template = base.map(|b| {
+            if b.contains("{id}") {
+                b.to_owned()
+            } else {
+                format!(
+                    "{}/{{release}}/{{owner}}/{{id}}.md",
+                    b.trim_end_matches('/')
+                )
+            }
+        });
         DocUrls { template }
     }
 
-    /// The page of rule `id`, when the catalogue knows the rule and a template is set.
+    /// The page of rule `id` in release `cat`, when the release has the rule and a template
+    /// is set.
     pub fn url(&self, cat: &Catalogue, id: &str) -> Option<String> {
-        let template = self.template.as_ref()?;
+        let template = self.template.as_ref().or(cat.def.docs_url.as_ref())?;
         let rule = cat.rule(id)?;
-        Some(
-            template
-                .replace("{owner}", rule.def.owner.as_str())
-                .replace("{id}", id),
-        )
+        Some(pages::expand_docs_url(
+            template,
+            &pages::release_dir(cat),
+            rule.def.owner.as_str(),
+            id,
+        ))
     }
+}
+
+/// Whether a link is an absolute URI (it starts with a scheme such as `https:`); the default
+/// links are paths in the repository, relative to its root.
+pub fn is_absolute_uri(link: &str) -> bool {
+    link.split_once(':').is_some_and(|(scheme, _)| {
+        // A single letter is a Windows drive, not a scheme.
+        scheme.len() > 1
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    })
 }
 
 /// Everything a renderer needs besides the results.
 pub struct RenderContext<'a> {
+    /// The default release (or the one `--spec-version` fixed).
     pub catalogue: &'a Catalogue,
+    /// Every loaded release; each document's findings link to the release that judged it.
+    pub releases: &'a CatalogueSet,
     pub docs: DocUrls,
     /// The strict profile was used (warnings were promoted to errors).
     pub strict: bool,
@@ -112,6 +143,24 @@ pub struct RenderContext<'a> {
 }
 
 impl RenderContext<'_> {
+    /// The release that judged `r` (the default one when it is unknown).
+    pub fn catalogue_of(&self, r: &FileResult) -> &Catalogue {
+        r.release
+            .as_deref()
+            .and_then(|v| {
+                self.releases
+                    .releases()
+                    .iter()
+                    .find(|c| pages::release_dir(c) == v)
+            })
+            .map_or(self.catalogue, |c| &**c)
+    }
+
+    /// The page of rule `id` for a finding in `r`, in the release that judged `r`.
+    pub fn doc_url(&self, r: &FileResult, id: &str) -> Option<String> {
+        self.docs.url(self.catalogue_of(r), id)
+    }
+
     /// The profile name reported in machine-readable output.
     pub fn profile(&self) -> &'static str {
         if self.strict {
@@ -173,4 +222,29 @@ pub(crate) fn versions_suffix(d: &Diagnostic) -> String {
 /// `n thing` or `n things`.
 pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_links_have_a_scheme() {
+        assert!(is_absolute_uri("https://example.org/rules/x.md"));
+        assert!(is_absolute_uri("urn:example:rule"));
+        assert!(!is_absolute_uri("docs/rules/0.8.0/mcp/x.md"));
+        assert!(!is_absolute_uri("C:/rules/x.md"));
+        assert!(!is_absolute_uri("./a:b.md"));
+    }
+
+    #[test]
+    fn a_base_url_gets_the_layout_of_the_pages() {
+        let t = |b: &str| DocUrls::new(Some(b)).template.unwrap();
+        assert_eq!(
+            t("https://example.org/rules/"),
+            "https://example.org/rules/{release}/{owner}/{id}.md"
+        );
+        assert_eq!(t("https://example.org/{id}"), "https://example.org/{id}");
+        assert!(DocUrls::new(None).template.is_none());
+    }
 }

@@ -1,11 +1,13 @@
 //! SARIF 2.1.0: every rule as a reporting descriptor, every finding as a result with a
 //! physical location (file, line, column) and its JSON Pointer as a logical location.
 
+use std::collections::BTreeSet;
+
 use anyhow::Result;
-use mcpdesc_core::{Diagnostic, Severity};
+use mcpdesc_core::{Catalogue, Diagnostic, Rule, Severity};
 use serde_json::{json, Map, Value};
 
-use super::{FileResult, RenderContext};
+use super::{is_absolute_uri, FileResult, RenderContext};
 use crate::suppress::CLI_RULES;
 
 const SCHEMA: &str =
@@ -33,42 +35,72 @@ fn uri(path: &str) -> String {
     out
 }
 
-fn descriptors(ctx: &RenderContext<'_>) -> Vec<Value> {
-    let mut rules: Vec<Value> = ctx
-        .catalogue
+/// The reporting descriptor of `rule` as release `cat` has it.
+fn descriptor(cat: &Catalogue, rule: &Rule, ctx: &RenderContext<'_>) -> Value {
+    let d = &rule.def;
+    let mut help = d.requirement.trim().to_owned();
+    if let Some(h) = &d.help {
+        help = format!("{help}\n\n{}", h.trim());
+    }
+    let url = ctx.docs.url(cat, &d.id);
+    // `helpUri` is an absolute URI; a page given as a repository path goes into the help.
+    if let Some(url) = url.as_ref().filter(|u| !is_absolute_uri(u)) {
+        help = format!("{help}\n\nRule page: {url}");
+    }
+    let mut v = json!({
+        "id": d.id,
+        "shortDescription": {"text": d.title},
+        "fullDescription": {"text": d.description.trim()},
+        "help": {"text": help},
+        "defaultConfiguration": {"level": level(rule.severity)},
+        "properties": {
+            "owner": d.owner.as_str(),
+            "surface": d.surface,
+            "kind": d.kind.as_str(),
+            "level": d.level.as_str(),
+            "status": d.status.as_str(),
+            "enforcement": d.enforcement.as_str(),
+            "applicability": d.applicability.iter()
+                .map(|(k, a)| (k.clone(), json!(a.as_str())))
+                .collect::<Map<_, _>>(),
+            "tags": [d.owner.as_str(), d.kind.as_str()],
+        },
+    });
+    if let Some(url) = url {
+        if is_absolute_uri(&url) {
+            v["helpUri"] = json!(url);
+        }
+        v["properties"]["docUrl"] = json!(url);
+    }
+    v
+}
+
+/// Every rule of the release that judged the documents (the default release when they were
+/// judged by several), then the rules of other releases that reported findings.
+fn descriptors(results: &[FileResult], ctx: &RenderContext<'_>) -> Vec<Value> {
+    let judged: BTreeSet<&str> = results
+        .iter()
+        .filter_map(|r| r.release.as_deref())
+        .collect();
+    let main = match (judged.len(), results.iter().find(|r| r.release.is_some())) {
+        (1, Some(r)) => ctx.catalogue_of(r),
+        _ => ctx.catalogue,
+    };
+    let mut rules: Vec<Value> = main
         .rules
         .iter()
-        .map(|r| {
-            let d = &r.def;
-            let mut help = d.requirement.trim().to_owned();
-            if let Some(h) = &d.help {
-                help = format!("{help}\n\n{}", h.trim());
-            }
-            let mut v = json!({
-                "id": d.id,
-                "shortDescription": {"text": d.title},
-                "fullDescription": {"text": d.description.trim()},
-                "help": {"text": help},
-                "defaultConfiguration": {"level": level(r.severity)},
-                "properties": {
-                    "owner": d.owner.as_str(),
-                    "surface": d.surface,
-                    "kind": d.kind.as_str(),
-                    "level": d.level.as_str(),
-                    "status": d.status.as_str(),
-                    "enforcement": d.enforcement.as_str(),
-                    "applicability": d.applicability.iter()
-                        .map(|(k, a)| (k.clone(), json!(a.as_str())))
-                        .collect::<Map<_, _>>(),
-                    "tags": [d.owner.as_str(), d.kind.as_str()],
-                },
-            });
-            if let Some(url) = ctx.docs.url(ctx.catalogue, &d.id) {
-                v["helpUri"] = json!(url);
-            }
-            v
-        })
+        .map(|r| descriptor(main, r, ctx))
         .collect();
+    let mut seen: BTreeSet<String> = main.rules.iter().map(|r| r.def.id.clone()).collect();
+    for r in results {
+        let cat = ctx.catalogue_of(r);
+        for d in &r.diagnostics {
+            if let Some(rule) = cat.rule(&d.rule).filter(|_| !seen.contains(&d.rule)) {
+                seen.insert(d.rule.clone());
+                rules.push(descriptor(cat, rule, ctx));
+            }
+        }
+    }
     for r in CLI_RULES {
         rules.push(json!({
             "id": r.id,
@@ -82,8 +114,8 @@ fn descriptors(ctx: &RenderContext<'_>) -> Vec<Value> {
     rules
 }
 
-fn result(path: &str, d: &Diagnostic, index: Option<usize>, ctx: &RenderContext<'_>) -> Value {
-    let mut physical = json!({"artifactLocation": {"uri": uri(path)}});
+fn result(r: &FileResult, d: &Diagnostic, index: Option<usize>, ctx: &RenderContext<'_>) -> Value {
+    let mut physical = json!({"artifactLocation": {"uri": uri(&r.path)}});
     if d.line > 0 {
         physical["region"] = json!({"startLine": d.line, "startColumn": d.column.max(1)});
     }
@@ -101,7 +133,7 @@ fn result(path: &str, d: &Diagnostic, index: Option<usize>, ctx: &RenderContext<
     if let Some(i) = index {
         v["ruleIndex"] = json!(i);
     }
-    if let Some(url) = ctx.docs.url(ctx.catalogue, &d.rule) {
+    if let Some(url) = ctx.doc_url(r, &d.rule) {
         v["properties"]["docUrl"] = json!(url);
     }
     v
@@ -109,7 +141,7 @@ fn result(path: &str, d: &Diagnostic, index: Option<usize>, ctx: &RenderContext<
 
 /// One run of the `mcpdesc` driver over every input.
 pub fn sarif(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<String> {
-    let rules = descriptors(ctx);
+    let rules = descriptors(results, ctx);
     let index_of = |id: &str| rules.iter().position(|r| r["id"] == id);
     let mut out = Vec::new();
     let mut notifications = Vec::new();
@@ -127,7 +159,7 @@ pub fn sarif(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<String> 
             }));
         }
         for d in &r.diagnostics {
-            out.push(result(&r.path, d, index_of(&d.rule), ctx));
+            out.push(result(r, d, index_of(&d.rule), ctx));
         }
     }
     let artifacts: Vec<Value> = results

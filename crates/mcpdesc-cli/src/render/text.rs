@@ -147,7 +147,7 @@ fn diagnostic(
             }
         );
     }
-    let rule = ctx.catalogue.rule(&d.rule);
+    let rule = ctx.catalogue_of(r).rule(&d.rule);
     if let Some(help) = rule.and_then(|r| r.def.help.as_deref()) {
         let _ = writeln!(
             out,
@@ -157,7 +157,7 @@ fn diagnostic(
             help.trim()
         );
     }
-    if let Some(url) = ctx.docs.url(ctx.catalogue, &d.rule) {
+    if let Some(url) = ctx.doc_url(r, &d.rule) {
         let _ = writeln!(
             out,
             "{pad} {} {} {url}",

@@ -1,8 +1,8 @@
 //! Regular expressions compiled once per catalogue: rules repeat patterns (the URI pattern
 //! appears in a dozen rules), and compiling a `regex` is costly next to cloning one.
 
-use std::sync::Mutex;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use regex::Regex;
 

@@ -1,10 +1,13 @@
-//! Rule pages generated from the rule files: one Markdown page per rule at
-//! `<out>/<owner>/<rule-id>.md`, an index per owner (`<out>/<owner>/README.md`) and an
-//! overall index (`<out>/README.md`).
+//! Rule pages generated from the rule files, for every release of a set: one Markdown page
+//! per rule at `<out>/<release>/<owner>/<rule-id>.md`, an index per owner
+//! (`<out>/<release>/<owner>/README.md`), an index per release (`<out>/<release>/README.md`)
+//! and the list of releases (`<out>/README.md`). A release that extends another also has a
+//! short page for each rule it retired, at the path the rule's page would have, so that links
+//! carrying the newer release still lead somewhere.
 //!
 //! Every fact on a page comes from the rule file (and the catalogue it belongs to); example
 //! sections show the JSON selected from the example fixture. Output is deterministic: the
-//! same catalogue, fixtures and directory layout always give the same bytes. Links to rule
+//! same catalogues, fixtures and directory layout always give the same bytes. Links to rule
 //! files and fixtures are relative to the page, so they work in a checkout.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,7 +19,8 @@ use serde_json::Value;
 use super::{paths, CorpusError};
 use crate::document::{Document, Format, Limits};
 use crate::rules::file::{Applicability, Example};
-use crate::rules::{Catalogue, Rule};
+use crate::rules::releases::{describe, RetiredRule};
+use crate::rules::{Catalogue, CatalogueSet, Rule, RuleSource};
 
 /// The line every generated page carries; only files with it are ever replaced or removed.
 pub const MARKER: &str =
@@ -37,44 +41,90 @@ pub struct Pages {
     pub warnings: Vec<String>,
 }
 
-/// Renders every page of `cat` as it would be written to `out_dir`.
-pub fn generate(cat: &Catalogue, out_dir: &Path) -> Pages {
-    let ctx = Ctx::new(cat, out_dir);
+/// Renders every page of every release of `set` as it would be written to `out_dir`.
+pub fn generate(set: &CatalogueSet, out_dir: &Path) -> Pages {
     let mut pages = Pages::default();
-    let mut rules: Vec<&Rule> = cat.rules.iter().map(|r| &**r).collect();
-    rules.sort_by(|a, b| a.id().cmp(b.id()));
-    let mut owners: BTreeMap<&str, Vec<&Rule>> = BTreeMap::new();
-    for rule in &rules {
-        owners
-            .entry(rule.def.owner.as_str())
-            .or_default()
-            .push(rule);
-        let contents = ctx.rule_page(rule, &mut pages.warnings);
-        pages.files.push(GeneratedFile {
-            path: page_path(rule),
-            contents,
-        });
-    }
-    for (owner, rules) in &owners {
-        pages.files.push(GeneratedFile {
-            path: format!("{owner}/README.md"),
-            contents: ctx.index(Some(owner), rules, &owners),
-        });
+    let mut warnings = Vec::new();
+    for cat in set.releases() {
+        Ctx::new(set, cat, out_dir).release_pages(&mut pages.files, &mut warnings);
     }
     pages.files.push(GeneratedFile {
         path: "README.md".into(),
-        contents: ctx.index(None, &rules, &owners),
+        contents: releases_index(set),
     });
     pages.files.sort_by(|a, b| a.path.cmp(&b.path));
+    // A problem of an example that several releases share is one problem.
+    let mut seen = BTreeSet::new();
+    pages.warnings = warnings
+        .into_iter()
+        .filter(|w| seen.insert(w.clone()))
+        .collect();
     pages
 }
 
-/// Where a rule's page lives below the output directory.
-pub fn page_path(rule: &Rule) -> String {
-    format!("{}/{}.md", rule.def.owner.as_str(), rule.id())
+/// The directory of a release's pages below the output directory (its version).
+pub fn release_dir(cat: &Catalogue) -> String {
+    cat.release.version.to_string()
 }
 
-/// A generated file whose committed copy differs.
+/// Where the page of rule `id` of `owner` in `release` lives below the output directory.
+pub fn page_path_of(release: &str, owner: &str, id: &str) -> String {
+    format!("{release}/{owner}/{id}.md")
+}
+
+/// Where a rule's page in `cat` lives below the output directory.
+pub fn page_path(cat: &Catalogue, rule: &Rule) -> String {
+    page_path_of(&release_dir(cat), rule.def.owner.as_str(), rule.id())
+}
+
+/// A rule's documentation link from a `docs-url` template: `{release}`, `{owner}` and `{id}`
+/// are replaced by the release's version, the rule's owner and its id.
+pub fn expand_docs_url(template: &str, release: &str, owner: &str, id: &str) -> String {
+    template
+        .replace("{release}", release)
+        .replace("{owner}", owner)
+        .replace("{id}", id)
+}
+
+/// The index of the releases of `set`, oldest first.
+fn releases_index(set: &CatalogueSet) -> String {
+    let default = set.default_release();
+    let mut o = String::new();
+    let _ = writeln!(o, "{MARKER}\n");
+    let _ = writeln!(o, "# {} rules\n", one_line(&default.def.name));
+    let _ = writeln!(
+        o,
+        "The rule pages of each release, oldest first. A document is judged by the release that \
+         serves the specification version it declares; one that declares none of them by the \
+         default release, {}.\n",
+        default.release.version
+    );
+    let _ = writeln!(
+        o,
+        "| Release | Summary | Specification versions | Extends | Rules |"
+    );
+    let _ = writeln!(o, "| --- | --- | --- | --- | --- |");
+    for cat in set.releases() {
+        let dir = release_dir(cat);
+        let extends = match &cat.release.extends {
+            Some(base) if set.releases().iter().any(|c| &c.release.version == base) => {
+                format!("[{base}]({base}/README.md)")
+            }
+            Some(base) => base.to_string(),
+            None => "—".into(),
+        };
+        let _ = writeln!(
+            o,
+            "| [{dir}]({dir}/README.md) | {} | {} | {extends} | {} |",
+            cat.release.summary.as_deref().map_or("—".into(), cell),
+            cell(&describe(&cat.release.serves)),
+            cat.rules.len()
+        );
+    }
+    o
+}
+
+/// A generated `.md` file whose committed copy differs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaleFile {
     pub path: String,
@@ -127,7 +177,8 @@ pub struct WriteSummary {
 }
 
 /// Writes `pages` below `out_dir`, leaving identical files untouched and removing generated
-/// pages that are no longer generated (files without [`MARKER`] are never removed).
+/// pages that are no longer generated (files without [`MARKER`] are never removed), and the
+/// directories that removing them left empty.
 pub fn write(pages: &Pages, out_dir: &Path) -> Result<WriteSummary, CorpusError> {
     let mut summary = WriteSummary::default();
     for f in &pages.files {
@@ -145,6 +196,16 @@ pub fn write(pages: &Pages, out_dir: &Path) -> Result<WriteSummary, CorpusError>
     for rel in extra_pages(pages, out_dir)? {
         let path = out_dir.join(&rel);
         std::fs::remove_file(&path).map_err(|e| CorpusError::write(&path, e))?;
+        // Directories of the removed page up to the output directory, while they are empty.
+        let mut dir = Path::new(&rel).parent();
+        while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+            let full = out_dir.join(d);
+            let empty = std::fs::read_dir(&full).is_ok_and(|mut e| e.next().is_none());
+            if !empty || std::fs::remove_dir(&full).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
         summary.removed.push(rel);
     }
     Ok(summary)
@@ -183,27 +244,98 @@ fn find_generated(dir: &Path, rel: &str, out: &mut Vec<String>) -> Result<(), Co
     Ok(())
 }
 
+/// A file a rule source names, found on disk, and how a page shows it.
+struct Located {
+    path: PathBuf,
+    shown: String,
+}
+
+/// Finds the file of `source`, written by the release read from `dir`. A source path is
+/// relative to the rules directory the release was loaded from, which is the release's
+/// directory or one above it (or, when several were loaded, the current directory).
+fn locate(dir: &Path, source: &RuleSource) -> Located {
+    let file = Path::new(&source.file);
+    let path = dir
+        .ancestors()
+        .map(|a| a.join(file))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| dir.join(file));
+    let shown = match paths::relative(dir, &path) {
+        Some(rel) if paths::contains(dir, &path) => format!("{}/{rel}", dir_name(dir)),
+        _ => source.file.clone(),
+    };
+    Located { path, shown }
+}
+
 struct Ctx<'a> {
+    set: &'a CatalogueSet,
     cat: &'a Catalogue,
+    /// The release's version, which names its directory of pages.
+    release: String,
+    /// The release's directory of pages.
     out_dir: PathBuf,
-    rules_dir: PathBuf,
-    fixtures_dir: Option<PathBuf>,
     versions: Vec<&'a str>,
 }
 
 impl<'a> Ctx<'a> {
-    fn new(cat: &'a Catalogue, out_dir: &Path) -> Ctx<'a> {
-        let rules_dir = cat
-            .dir
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(crate::rules::embedded::RULES_DIR));
+    fn new(set: &'a CatalogueSet, cat: &'a Catalogue, out_dir: &Path) -> Ctx<'a> {
+        let release = release_dir(cat);
         Ctx {
+            set,
             cat,
-            out_dir: out_dir.to_path_buf(),
-            rules_dir,
-            fixtures_dir: cat.fixtures_dir(),
+            out_dir: out_dir.join(&release),
+            release,
             versions: cat.versions.iter().map(|(_, n)| n).collect(),
         }
+    }
+
+    /// Every page of this release.
+    fn release_pages(&self, files: &mut Vec<GeneratedFile>, warnings: &mut Vec<String>) {
+        let cat = self.cat;
+        let mut rules: Vec<&Rule> = cat.rules.iter().map(|r| &**r).collect();
+        rules.sort_by(|a, b| a.id().cmp(b.id()));
+        let mut owners: BTreeMap<&str, Vec<&Rule>> = BTreeMap::new();
+        for rule in &rules {
+            owners
+                .entry(rule.def.owner.as_str())
+                .or_default()
+                .push(rule);
+            files.push(GeneratedFile {
+                path: page_path(cat, rule),
+                contents: self.rule_page(rule, warnings),
+            });
+        }
+        for retired in &cat.retired {
+            // A rule retired here and added again later has its own page.
+            if cat.rule(retired.rule.id()).is_none() {
+                files.push(GeneratedFile {
+                    path: page_path(cat, &retired.rule),
+                    contents: self.retired_page(retired),
+                });
+            }
+        }
+        for (owner, rules) in &owners {
+            files.push(GeneratedFile {
+                path: format!("{}/{owner}/README.md", self.release),
+                contents: self.index(Some(owner), rules, &owners),
+            });
+        }
+        files.push(GeneratedFile {
+            path: format!("{}/README.md", self.release),
+            contents: self.index(None, &rules, &owners),
+        });
+    }
+
+    /// The directory release `version` of this release's lineage was read from.
+    fn dir_of(&self, version: &semver::Version) -> PathBuf {
+        self.cat
+            .release
+            .lineage
+            .iter()
+            .find(|a| &a.version == version)
+            .and_then(|a| a.dir.clone())
+            .or_else(|| self.cat.dir.clone())
+            .unwrap_or_else(|| PathBuf::from(crate::rules::embedded::RULES_DIR))
     }
 
     /// A link from the page of `owner` to `target` on disk.
@@ -211,15 +343,42 @@ impl<'a> Ctx<'a> {
         paths::relative(&self.out_dir.join(owner), target)
     }
 
-    fn rule_page(&self, rule: &Rule, warnings: &mut Vec<String>) -> String {
+    /// `[`shown`](link#Lline), line N.` for a source written by release `version`.
+    fn source_link(&self, owner: &str, version: &semver::Version, source: &RuleSource) -> String {
+        let found = locate(&self.dir_of(version), source);
+        let line = source.line;
+        match self.link_from_owner_dir(owner, &found.path) {
+            Some(link) => format!("[`{}`]({link}#L{line}), line {line}", found.shown),
+            None => format!("`{}`, line {line}", found.shown),
+        }
+    }
+
+    /// A release's version, linked to the page of rule `id` of `owner` there when that
+    /// release is another one of the set (pages of the set are generated side by side).
+    fn release_link(&self, version: &semver::Version, owner: &str, id: &str) -> String {
+        let other = self
+            .set
+            .releases()
+            .iter()
+            .find(|c| &c.release.version == version)
+            .filter(|c| c.release.version != self.cat.release.version);
+        match other {
+            Some(c) if c.rule(id).is_some() => format!(
+                "[{version}](../../{})",
+                page_path_of(&release_dir(c), owner, id)
+            ),
+            _ => version.to_string(),
+        }
+    }
+
+    /// The front matter and the title of a page.
+    fn head(&self, o: &mut String, rule: &Rule, description: &str) {
         let d = &rule.def;
-        let owner = d.owner.as_str();
-        let mut o = String::new();
         let _ = writeln!(o, "---");
         let _ = writeln!(o, "title: {}", quoted(&d.title));
-        let _ = writeln!(o, "description: {}", quoted(d.description.trim()));
-        if let Some(url) = &self.cat.def.docs_url {
-            let url = url.replace("{owner}", owner).replace("{id}", &d.id);
+        let _ = writeln!(o, "description: {}", quoted(description));
+        if let Some(template) = &self.cat.def.docs_url {
+            let url = expand_docs_url(template, &self.release, d.owner.as_str(), &d.id);
             let _ = writeln!(o, "source: {}", quoted(&url));
         }
         let _ = writeln!(o, "---");
@@ -228,6 +387,82 @@ impl<'a> Ctx<'a> {
         let _ = writeln!(o);
         let _ = writeln!(o, "# {}", one_line(&d.title));
         let _ = writeln!(o);
+    }
+
+    /// The bullets of a rule's history: since when it exists, and each later change.
+    fn history(&self, rule: &Rule) -> String {
+        let d = &rule.def;
+        let owner = d.owner.as_str();
+        let h = &rule.history;
+        let mut o = format!("* Since {}.\n", self.release_link(&h.since, owner, &d.id));
+        for c in &h.changes {
+            let _ = writeln!(
+                o,
+                "* {}, {}: {} ({}.)",
+                self.release_link(&c.release, owner, &d.id),
+                c.kind.as_str(),
+                one_line(&c.reason),
+                self.source_link(owner, &c.release, &c.source)
+            );
+        }
+        o
+    }
+
+    fn retired_page(&self, retired: &RetiredRule) -> String {
+        let rule = &retired.rule;
+        let d = &rule.def;
+        let owner = d.owner.as_str();
+        let mut o = String::new();
+        let reason = one_line(&retired.reason);
+        self.head(
+            &mut o,
+            rule,
+            &format!("Retired in release {}: {reason}", retired.release),
+        );
+        if retired.release == self.cat.release.version {
+            let _ = writeln!(
+                o,
+                "`{}` was retired in release {}, which no longer checks it.\n",
+                d.id, retired.release
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "`{}` was retired in release {}; release {} does not check it either.\n",
+                d.id, retired.release, self.release
+            );
+        }
+        let _ = writeln!(o, "{reason}\n");
+        // The release before the retiring one in the lineage is the last that had the rule.
+        let lineage = &self.cat.release.lineage;
+        let last = lineage
+            .iter()
+            .position(|a| a.version == retired.release)
+            .and_then(|i| i.checked_sub(1))
+            .map(|i| &lineage[i].version);
+        if let Some(last) = last {
+            let _ = writeln!(
+                o,
+                "It last existed in release {last}: [its page there](../../{}).",
+                page_path_of(&last.to_string(), owner, &d.id)
+            );
+        }
+        let _ = writeln!(o, "\n## Release history\n");
+        o.push_str(&self.history(rule));
+        let _ = writeln!(
+            o,
+            "* {}, retired: {reason} ({}.)",
+            retired.release,
+            self.source_link(owner, &retired.release, &retired.source)
+        );
+        o
+    }
+
+    fn rule_page(&self, rule: &Rule, warnings: &mut Vec<String>) -> String {
+        let d = &rule.def;
+        let owner = d.owner.as_str();
+        let mut o = String::new();
+        self.head(&mut o, rule, d.description.trim());
         let _ = writeln!(o, "{}", d.description.trim());
 
         let _ = writeln!(o, "\n## Requirement\n");
@@ -236,6 +471,7 @@ impl<'a> Ctx<'a> {
         let _ = writeln!(o, "\n## Details\n");
         let mut details = vec![
             format!("**Rule ID:** `{}`", d.id),
+            format!("**Release:** {}", self.release),
             format!("**Owner:** {owner}"),
             format!(
                 "**Surface:** {} · **Path:** {}",
@@ -262,6 +498,9 @@ impl<'a> Ctx<'a> {
             ));
         }
         let _ = writeln!(o, "{}", details.join("  \n"));
+
+        let _ = writeln!(o, "\n## Release history\n");
+        o.push_str(&self.history(rule));
 
         let _ = writeln!(o, "\n## Protocol version applicability\n");
         o.push_str(&self.applicability_table(rule));
@@ -334,20 +573,11 @@ impl<'a> Ctx<'a> {
         }
 
         let _ = writeln!(o, "\n## Rule source\n");
-        let file = &rule.source.file;
-        let shown = format!("{}/{file}", dir_name(&self.rules_dir));
-        match self.link_from_owner_dir(owner, &self.rules_dir.join(file)) {
-            Some(link) => {
-                let _ = writeln!(
-                    o,
-                    "[`{shown}`]({link}#L{line}), line {line}.",
-                    line = rule.source.line
-                );
-            }
-            None => {
-                let _ = writeln!(o, "`{shown}`, line {}.", rule.source.line);
-            }
-        }
+        let _ = writeln!(
+            o,
+            "{}.",
+            self.source_link(owner, &rule.history.defined_in, &rule.source)
+        );
         o
     }
 
@@ -390,7 +620,7 @@ impl<'a> Ctx<'a> {
         } else {
             code(&ex.pointer)
         };
-        let Some(dir) = &self.fixtures_dir else {
+        let Some(dir) = &self.cat.fixtures_dir_of(rule) else {
             warnings.push(format!(
                 "{}: example {} cannot be shown: the catalogue names no fixture directory",
                 rule.id(),
@@ -452,6 +682,57 @@ impl<'a> Ctx<'a> {
         o
     }
 
+    /// What this release changed in the release it extends (nothing for a first release),
+    /// and the rules earlier releases retired.
+    fn changes(&self) -> String {
+        let mut o = String::new();
+        let cat = self.cat;
+        let version = &cat.release.version;
+        let link = |owner: &str, id: &str| format!("[`{id}`]({owner}/{id}.md)");
+        let mut rows: Vec<(String, &str, String)> = Vec::new();
+        for r in &cat.rules {
+            let (owner, id) = (r.def.owner.as_str(), r.id());
+            if &r.history.since == version && cat.release.extends.is_some() {
+                rows.push((link(owner, id), "added", "—".into()));
+            }
+            for c in r.history.changes.iter().filter(|c| &c.release == version) {
+                rows.push((link(owner, id), c.kind.as_str(), cell(&c.reason)));
+            }
+        }
+        let mut earlier = Vec::new();
+        for t in &cat.retired {
+            let (owner, id) = (t.rule.def.owner.as_str(), t.rule.id());
+            if &t.release == version {
+                rows.push((link(owner, id), "retired", cell(&t.reason)));
+            } else {
+                earlier.push((link(owner, id), t.release.to_string(), cell(&t.reason)));
+            }
+        }
+        if let Some(base) = &cat.release.extends {
+            let _ = writeln!(o, "## Changes from {base}\n");
+            if rows.is_empty() {
+                let _ = writeln!(o, "The release changes no rule of {base}.\n");
+            } else {
+                rows.sort();
+                let _ = writeln!(o, "| Rule | Change | Reason |\n| --- | --- | --- |");
+                for (rule, kind, reason) in &rows {
+                    let _ = writeln!(o, "| {rule} | {kind} | {reason} |");
+                }
+                let _ = writeln!(o);
+            }
+        }
+        if !earlier.is_empty() {
+            earlier.sort();
+            let _ = writeln!(o, "## Retired by earlier releases\n");
+            let _ = writeln!(o, "| Rule | Retired in | Reason |\n| --- | --- | --- |");
+            for (rule, release, reason) in &earlier {
+                let _ = writeln!(o, "| {rule} | {release} | {reason} |");
+            }
+            let _ = writeln!(o);
+        }
+        o
+    }
+
     fn index(
         &self,
         owner: Option<&str>,
@@ -461,13 +742,29 @@ impl<'a> Ctx<'a> {
         let mut o = String::new();
         let _ = writeln!(o, "{MARKER}\n");
         let name = one_line(&self.cat.def.name);
+        let release = &self.release;
         match owner {
             Some(owner) => {
-                let _ = writeln!(o, "# {name} rules owned by `{owner}`\n");
-                let _ = writeln!(o, "{} rule(s). [All rules](../README.md).\n", rules.len());
+                let _ = writeln!(o, "# {name} {release} rules owned by `{owner}`\n");
+                let _ = writeln!(
+                    o,
+                    "{} rule(s). [All rules of release {release}](../README.md).\n",
+                    rules.len()
+                );
             }
             None => {
-                let _ = writeln!(o, "# {name} rules\n");
+                let _ = writeln!(o, "# {name} {release} rules\n");
+                if let Some(summary) = &self.cat.release.summary {
+                    let _ = writeln!(o, "{}\n", one_line(summary));
+                }
+                let extends = match &self.cat.release.extends {
+                    Some(base) => format!(" It extends [{base}](../{base}/README.md)."),
+                    None => String::new(),
+                };
+                let _ = writeln!(
+                    o,
+                    "Release {release} of [all releases](../README.md).{extends}\n"
+                );
                 let by_owner: Vec<String> = owners
                     .iter()
                     .map(|(ow, rs)| format!("[{ow}]({ow}/README.md) ({})", rs.len()))
@@ -483,9 +780,12 @@ impl<'a> Ctx<'a> {
         let _ = writeln!(
             o,
             "Specification versions: {}. Protocol versions, oldest first: {}.\n",
-            self.cat.def.spec_versions.join(", "),
+            describe(&self.cat.release.serves),
             self.versions.join(", ")
         );
+        if owner.is_none() {
+            o.push_str(&self.changes());
+        }
         let _ = writeln!(
             o,
             "Applicability: ✓ applies · ⚠ warns (findings reported as warnings) · — not applicable.\n"
@@ -512,7 +812,7 @@ impl<'a> Ctx<'a> {
                 let d = &r.def;
                 let link = match owner {
                     Some(_) => format!("{}.md", d.id),
-                    None => page_path(r),
+                    None => format!("{}/{}.md", d.owner.as_str(), d.id),
                 };
                 let mut cells = vec![format!("[`{}`]({link})", d.id), cell(&d.title)];
                 if owner.is_none() {
