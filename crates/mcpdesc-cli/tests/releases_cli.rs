@@ -134,6 +134,23 @@ fn rules_list_prints_the_resolved_catalogue_of_a_release() {
         find(&old, "mcpdesc.tags.unique-names")["applicability"]["2025-03-26"],
         "applies"
     );
+    assert_eq!(new["release"], FICTIONAL);
+    assert_eq!(new["extends"], "0.8.0");
+    assert_eq!(new["specVersions"][0], ">=0.9.0-fictional.1, <0.10.0");
+    assert_eq!(new["retired"][0]["id"], "mcpdesc.tags.reference-declared");
+    assert_eq!(new["retired"][0]["release"], FICTIONAL);
+    assert_eq!(old["retired"].as_array().unwrap().len(), 0);
+    assert_eq!(semver_new["history"]["since"], "0.8.0");
+    assert_eq!(semver_new["history"]["definedIn"], FICTIONAL);
+    assert_eq!(semver_new["history"]["changes"][0]["kind"], "replaced");
+    assert_eq!(
+        narrowed["history"]["changes"][0]["kind"],
+        "applicability changed"
+    );
+    assert_eq!(
+        find(&new, "mcpdesc.info.description-required")["history"]["since"],
+        FICTIONAL
+    );
     // Without --spec-version: the default release, the newest that is not a pre-release.
     assert_eq!(ids(&listed(&[])), old_ids);
 }

@@ -10,7 +10,22 @@ use serde_json::{json, Value};
 use super::DocUrls;
 use crate::cli::Format;
 
-/// The rules with their metadata; JSON fields named as in the rule files.
+/// How a rule came to be what it is in its release.
+fn history(r: &Rule) -> Value {
+    json!({
+        "since": r.history.since.to_string(),
+        "definedIn": r.history.defined_in.to_string(),
+        "changes": r.history.changes.iter().map(|c| json!({
+            "release": c.release.to_string(),
+            "kind": c.kind.as_str(),
+            "reason": c.reason,
+            "source": {"file": c.source.file, "line": c.source.line},
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The rules of one release with their metadata, fields named as in the rule files; the
+/// JSON form also names the release, its history per rule, and the rules it retired.
 pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> {
     match format {
         Format::Json => {
@@ -24,11 +39,32 @@ pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> 
                             "source".into(),
                             json!({"file": r.source.file, "line": r.source.line}),
                         );
+                        obj.insert("history".into(), history(r));
                     }
                     Ok(v)
                 })
                 .collect::<Result<_>>()?;
-            Ok(serde_json::to_string_pretty(&json!({ "rules": rules }))? + "\n")
+            let release = &cat.release;
+            let retired: Vec<Value> = cat
+                .retired
+                .iter()
+                .map(|r| {
+                    json!({
+                        "id": r.rule.id(),
+                        "release": r.release.to_string(),
+                        "reason": r.reason,
+                        "source": {"file": r.source.file, "line": r.source.line},
+                    })
+                })
+                .collect();
+            let out = json!({
+                "release": release.version.to_string(),
+                "extends": release.extends.as_ref().map(|v| v.to_string()),
+                "specVersions": release.serves.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                "rules": rules,
+                "retired": retired,
+            });
+            Ok(serde_json::to_string_pretty(&out)? + "\n")
         }
         Format::Text => {
             let headers = ["ID", "OWNER", "LEVEL", "SEVERITY", "SURFACE", "TITLE"];
