@@ -29,6 +29,15 @@ fn doc(spec: &str, info: &str) -> String {
     )
 }
 
+fn versions(engine: &Engine) -> Vec<String> {
+    engine
+        .releases()
+        .versions()
+        .iter()
+        .map(|v| v.to_string())
+        .collect()
+}
+
 const NO_DESCRIPTION: &str = r#"{"name": "weather", "version": "1.2.0"}"#;
 
 fn rules_of(engine: &Engine, text: &str) -> Vec<String> {
@@ -43,13 +52,7 @@ fn rules_of(engine: &Engine, text: &str) -> Vec<String> {
 #[test]
 fn each_document_is_judged_by_the_release_it_declares() {
     let engine = engine();
-    let versions: Vec<String> = engine
-        .releases()
-        .releases()
-        .iter()
-        .map(|c| c.release.version.to_string())
-        .collect();
-    assert_eq!(versions, ["0.8.0", FICTIONAL]);
+    assert_eq!(versions(&engine), ["0.8.0", FICTIONAL]);
     assert_eq!(engine.catalogue().release.version.to_string(), "0.8.0");
 
     let old = doc("0.8.0", NO_DESCRIPTION);
@@ -171,13 +174,7 @@ fn an_extension_changes_only_what_it_says_and_shares_the_rest() {
 #[test]
 fn the_fictional_release_extends_the_embedded_base_on_its_own() {
     let alone = Engine::from_dir(fictional()).expect("the base comes from the embedded rules");
-    let versions: Vec<String> = alone
-        .releases()
-        .releases()
-        .iter()
-        .map(|c| c.release.version.to_string())
-        .collect();
-    assert_eq!(versions, ["0.8.0", FICTIONAL]);
+    assert_eq!(versions(&alone), ["0.8.0", FICTIONAL]);
 }
 
 /// The problems of a rules directory made of `files`, as `file:line:column: message`.

@@ -100,8 +100,7 @@ pub(super) fn compile(
             format!("a second `catalogue`; the first is in {}", cat_file.path),
         );
     }
-    let (def, versions, serves, scope, references, mut paths) =
-        compile_catalogue(cat_file, problems)?;
+    let (def, versions, serves, scope, references, paths) = compile_catalogue(cat_file, problems)?;
     let version = match release_version(&def) {
         Ok((v, _)) => v,
         Err(message) => {
@@ -119,8 +118,10 @@ pub(super) fn compile(
     };
     let surfaces =
         JsonPath::with_compile_memo(|| surfaces::collect(files, SurfaceMap::default(), problems));
-    let mut path_kinds: Vec<DocumentKind> = Vec::new();
-    let mut interned: HashMap<(DocumentKind, String), usize> = HashMap::new();
+    let mut table = PathTable {
+        paths,
+        ..PathTable::default()
+    };
     // Rules compile independently, so the files are spread over the cores; merging in file
     // order keeps duplicate detection and path numbering deterministic.
     let regexes = Regexes::default();
@@ -163,18 +164,8 @@ pub(super) fn compile(
         seen.insert(id, source);
         problems.0.extend(outcome.problems.0);
         if let Some(mut rule) = outcome.rule {
-            intern_paths(
-                &mut rule,
-                outcome.given,
-                &mut interned,
-                &mut paths,
-                &mut path_kinds,
-            );
-            rule.history = RuleHistory {
-                since: version.clone(),
-                defined_in: version.clone(),
-                changes: Vec::new(),
-            };
+            table.intern(&mut rule, outcome.given);
+            rule.history = RuleHistory::added_in(&version);
             rules.push(std::sync::Arc::new(rule));
         }
     }
@@ -201,8 +192,8 @@ pub(super) fn compile(
         release,
         scope,
         references,
-        paths,
-        path_kinds,
+        paths: table.paths,
+        path_kinds: table.kinds,
         surfaces,
         traffic,
         traffic_scope: crate::traffic::scope_config(),
@@ -214,28 +205,48 @@ pub(super) fn compile(
     })
 }
 
-/// Numbers the paths a rule reads, sharing each distinct (kind, text) with earlier rules.
-pub(super) fn intern_paths(
-    rule: &mut Rule,
-    given: Vec<(DocumentKind, String, JsonPath)>,
-    interned: &mut HashMap<(DocumentKind, String), usize>,
-    paths: &mut Vec<JsonPath>,
-    path_kinds: &mut Vec<DocumentKind>,
-) {
-    rule.reads = given
-        .iter()
-        .map(|(kind, text, _)| (*kind, text.clone()))
-        .collect();
-    rule.given = given
-        .into_iter()
-        .map(|(kind, text, path)| {
-            *interned.entry((kind, text)).or_insert_with(|| {
-                paths.push(path);
-                path_kinds.push(kind);
-                paths.len() - 1
+/// The distinct paths of a catalogue, numbered in the order rules first read them.
+#[derive(Default)]
+pub(super) struct PathTable {
+    pub paths: Vec<JsonPath>,
+    pub kinds: Vec<DocumentKind>,
+    numbers: HashMap<(DocumentKind, String), usize>,
+}
+
+impl PathTable {
+    /// The paths of `cat`, with their numbers, for a release extending it: its rules keep
+    /// them, and new paths follow.
+    pub fn of(cat: &Catalogue) -> PathTable {
+        let mut numbers = HashMap::new();
+        for r in cat.rules.iter().chain(cat.retired.iter().map(|r| &r.rule)) {
+            for ((kind, text), &gid) in r.reads.iter().zip(&r.given) {
+                numbers.insert((*kind, text.clone()), gid);
+            }
+        }
+        PathTable {
+            paths: cat.paths.clone(),
+            kinds: cat.path_kinds.clone(),
+            numbers,
+        }
+    }
+
+    /// Numbers the paths `rule` reads, sharing each distinct (kind, text) with earlier rules.
+    pub fn intern(&mut self, rule: &mut Rule, given: Vec<(DocumentKind, String, JsonPath)>) {
+        rule.reads = given
+            .iter()
+            .map(|(kind, text, _)| (*kind, text.clone()))
+            .collect();
+        rule.given = given
+            .into_iter()
+            .map(|(kind, text, path)| {
+                *self.numbers.entry((kind, text)).or_insert_with(|| {
+                    self.paths.push(path);
+                    self.kinds.push(kind);
+                    self.paths.len() - 1
+                })
             })
-        })
-        .collect();
+            .collect();
+    }
 }
 
 /// One rule item of a rule file after compilation, before it joins the catalogue.
@@ -522,11 +533,8 @@ impl RuleCompiler<'_> {
             evaluated,
             warns,
             source,
-            history: RuleHistory {
-                since: semver::Version::new(0, 0, 0),
-                defined_in: semver::Version::new(0, 0, 0),
-                changes: Vec::new(),
-            },
+            // Set when the rule joins its release.
+            history: RuleHistory::added_in(&semver::Version::new(0, 0, 0)),
             given: Vec::new(),
             reads: Vec::new(),
             when,

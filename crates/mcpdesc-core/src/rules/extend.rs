@@ -8,7 +8,7 @@ use crate::checks::{CompileCx, Regexes};
 use crate::path::JsonPath;
 
 use super::compile::{
-    applicability_sets, check_top_level, compile, compile_rules, intern_paths, spec_version_reqs,
+    applicability_sets, check_top_level, compile, compile_rules, spec_version_reqs, PathTable,
     CHANGES,
 };
 use super::file::{ApplicabilityChange, ReleaseDef, RetireDef};
@@ -297,18 +297,7 @@ fn extend(
     });
 
     // The paths of the base keep their numbers; new ones follow.
-    let mut paths = base.paths.clone();
-    let mut path_kinds = base.path_kinds.clone();
-    let mut interned: HashMap<(crate::DocumentKind, String), usize> = HashMap::new();
-    for r in base
-        .rules
-        .iter()
-        .chain(base.retired.iter().map(|r| &r.rule))
-    {
-        for ((kind, text), &gid) in r.reads.iter().zip(&r.given) {
-            interned.insert((*kind, text.clone()), gid);
-        }
-    }
+    let mut table = PathTable::of(base);
 
     let regexes = Regexes::default();
     let cx = CompileCx {
@@ -455,7 +444,7 @@ fn extend(
         });
         for outcome in outcomes {
             problems.0.extend(outcome.problems.0);
-            let Some((id, source)) = outcome.identity else {
+            let Some((id, _)) = outcome.identity else {
                 continue;
             };
             let replacing = outcome.ptr.starts_with("/replace/");
@@ -481,13 +470,7 @@ fn extend(
                 let (Some(mut rule), Some(old)) = (outcome.rule, &rules[at]) else {
                     continue;
                 };
-                intern_paths(
-                    &mut rule,
-                    outcome.given,
-                    &mut interned,
-                    &mut paths,
-                    &mut path_kinds,
-                );
+                table.intern(&mut rule, outcome.given);
                 let mut history = old.history.clone();
                 history.defined_in = version.clone();
                 history
@@ -518,22 +501,11 @@ fn extend(
                     );
                     continue;
                 }
-                let _ = &source;
                 let Some(mut rule) = outcome.rule else {
                     continue;
                 };
-                intern_paths(
-                    &mut rule,
-                    outcome.given,
-                    &mut interned,
-                    &mut paths,
-                    &mut path_kinds,
-                );
-                rule.history = RuleHistory {
-                    since: version.clone(),
-                    defined_in: version.clone(),
-                    changes: Vec::new(),
-                };
+                table.intern(&mut rule, outcome.given);
+                rule.history = RuleHistory::added_in(&version);
                 added.push(Arc::new(rule));
             }
         }
@@ -554,8 +526,8 @@ fn extend(
         },
         scope: base.scope.clone(),
         references: base.references.clone(),
-        paths,
-        path_kinds,
+        paths: table.paths,
+        path_kinds: table.kinds,
         surfaces,
         traffic: base.traffic.clone(),
         traffic_scope: base.traffic_scope.clone(),

@@ -106,6 +106,17 @@ pub struct RuleHistory {
     pub changes: Vec<RuleChange>,
 }
 
+impl RuleHistory {
+    /// The history of a rule that `release` adds.
+    pub fn added_in(release: &semver::Version) -> RuleHistory {
+        RuleHistory {
+            since: release.clone(),
+            defined_in: release.clone(),
+            changes: Vec::new(),
+        }
+    }
+}
+
 /// One change a release made to a rule of the release it extends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleChange {
@@ -182,6 +193,14 @@ impl CatalogueSet {
     /// Every release, oldest first.
     pub fn releases(&self) -> &[Arc<Catalogue>] {
         &self.releases
+    }
+
+    /// The version of every release, oldest first.
+    pub fn versions(&self) -> Vec<semver::Version> {
+        self.releases
+            .iter()
+            .map(|c| c.release.version.clone())
+            .collect()
     }
 
     /// The release used when a document names none that the set serves: the newest
