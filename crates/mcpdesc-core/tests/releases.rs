@@ -346,3 +346,23 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn one_directory_holds_several_releases() {
+    // As the embedded rules directory would: a release in a subdirectory of another's.
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules");
+    copy_dir(&workspace().join("rules"), &rules);
+    copy_dir(&fictional(), &rules.join("releases/fictional"));
+    let engine = Engine::from_dir(&rules).expect("both releases load");
+    assert_eq!(versions(&engine), ["0.8.0", FICTIONAL]);
+    let base = &engine.releases().releases()[0];
+    assert!(
+        base.rule("mcpdesc.info.description-required").is_none(),
+        "the subdirectory's files belong to its own release"
+    );
+    assert_eq!(
+        rules_of(&engine, &doc(FICTIONAL, NO_DESCRIPTION)),
+        ["mcpdesc.info.description-required"]
+    );
+}
