@@ -139,9 +139,11 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
                     .collect::<Vec<_>>(),
             )?;
             v["byRule"] = serde_json::to_value(impact.by_rule())?;
-            println!("{}", serde_json::to_string_pretty(&v)?);
+            crate::output::emit(&(serde_json::to_string_pretty(&v)? + "\n"))?;
         }
-        DiffFormat::Markdown => print!("{}", markdown(&impact, &origin(&old), &origin(&new))),
+        DiffFormat::Markdown => {
+            crate::output::emit(&markdown(&impact, &origin(&old), &origin(&new)))?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

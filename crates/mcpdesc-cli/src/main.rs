@@ -8,6 +8,7 @@ mod diff_cmd;
 mod docs_cmd;
 mod inputs;
 mod limit_args;
+mod output;
 mod render;
 mod rules_cmd;
 mod suppress;

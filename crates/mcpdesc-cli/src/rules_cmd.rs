@@ -111,7 +111,7 @@ pub fn list(rules: &RulesArgs, filter: &RuleFilter, format: Format) -> Result<Ex
     let engine = engine(rules)?;
     let cat = engine.catalogue();
     let selected = filtered(cat, filter)?;
-    print!("{}", render::rules::list(cat, &selected, format)?);
+    crate::output::emit(&render::rules::list(cat, &selected, format)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -120,7 +120,7 @@ pub fn show(args: &ShowArgs) -> Result<ExitCode> {
     let cat = engine.catalogue();
     if let Some(rule) = cat.rule(&args.id) {
         let docs = DocUrls::new(args.docs_base_url.as_deref());
-        print!("{}", render::rules::show(cat, rule, &docs));
+        crate::output::emit(&render::rules::show(cat, rule, &docs))?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(r) = CLI_RULES.iter().find(|r| r.id == args.id) {

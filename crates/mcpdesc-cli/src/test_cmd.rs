@@ -72,13 +72,13 @@ pub fn run(args: TestArgs) -> Result<ExitCode> {
     };
     let result = runner::run(&engine, &corpus, &opts)?;
     match args.format {
-        TestFormat::Text => print!("{}", text(&result)),
+        TestFormat::Text => crate::output::emit(&text(&result))?,
         TestFormat::Junit => {
-            print!("{}", junit(&result));
+            crate::output::emit(&junit(&result))?;
             eprintln!("{}", result.summary());
         }
         TestFormat::Json => {
-            println!("{}", serde_json::to_string_pretty(&to_json(&result))?);
+            crate::output::emit(&(serde_json::to_string_pretty(&to_json(&result))? + "\n"))?;
             eprintln!("{}", result.summary());
         }
     }

@@ -2,7 +2,7 @@
 //! apply configuration ignores, in-document suppressions, the strict profile and the
 //! baseline, render, and choose the exit code.
 
-use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::io::{IsTerminal as _, Read as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -383,15 +383,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         OutputFormat::Github => render::github(&results, &ctx),
         OutputFormat::Junit => render::junit(&results, &ctx),
     };
-    let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(e.into());
-        }
-    }
+    crate::output::emit(&out)?;
 
     let failed = results
         .iter()
