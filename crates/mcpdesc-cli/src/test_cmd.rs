@@ -92,12 +92,12 @@ pub fn run(args: TestArgs) -> Result<ExitCode> {
 /// The fixture directories of the engine's releases (only the fixed one's when a release is
 /// fixed), each once.
 fn corpus_of(engine: &Engine) -> Vec<PathBuf> {
-    let releases: Vec<_> = match engine.fixed_release() {
-        Some(c) => vec![c.clone()],
-        None => engine.releases().releases().to_vec(),
-    };
     let mut dirs: Vec<PathBuf> = Vec::new();
-    for dir in releases.iter().filter_map(|c| c.fixtures_dir()) {
+    for dir in engine
+        .judging_releases()
+        .iter()
+        .filter_map(|c| c.fixtures_dir())
+    {
         if !dirs.contains(&dir) {
             dirs.push(dir);
         }

@@ -135,9 +135,12 @@ impl Engine {
         Ok(self)
     }
 
-    /// The release fixed by [`Engine::with_spec_version`].
-    pub fn fixed_release(&self) -> Option<&Arc<Catalogue>> {
-        self.chosen.as_ref()
+    /// The releases that may judge a document: the fixed one, else every release.
+    pub fn judging_releases(&self) -> &[Arc<Catalogue>] {
+        match &self.chosen {
+            Some(c) => std::slice::from_ref(c),
+            None => self.releases.releases(),
+        }
     }
 
     /// Every release this engine serves.

@@ -38,10 +38,11 @@ impl Check for SupportedSpecVersion {
                 || (cx.release_fixed && cx.release.set_serves.iter().any(|r| r.matches(&v)))
         });
         if !ok {
-            let supported = match cx.release.supported_by_set.as_str() {
-                "" => super::super::rules::releases::describe(&cx.release.serves),
-                all => all.to_owned(),
+            let listed = match cx.release.set_serves.as_slice() {
+                [] => cx.release.serves.as_slice(),
+                all => all,
             };
+            let supported = crate::rules::releases::describe(listed);
             out.push(
                 Finding::new(node.pointer)
                     .with("supported", supported)

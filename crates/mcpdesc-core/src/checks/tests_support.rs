@@ -66,7 +66,6 @@ pub(crate) fn run_for(check: &Value, doc: &Value, at: &str, version: Option<&str
         extends: None,
         summary: None,
         lineage: Vec::new(),
-        supported_by_set: String::new(),
         set_serves: Vec::new(),
     };
     let cx = EvalCtx {

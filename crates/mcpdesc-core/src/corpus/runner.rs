@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -13,7 +12,6 @@ use super::sidecar::{self, Entry};
 use super::{collect, paths, CorpusDoc, CorpusError, Folder};
 use crate::engine::{Engine, Report};
 use crate::examples::{run_examples, ExampleOutcome};
-use crate::rules::Catalogue;
 
 /// How to run.
 #[derive(Debug, Clone, Default)]
@@ -141,13 +139,10 @@ pub fn run(engine: &Engine, roots: &[PathBuf], opts: &TestOptions) -> Result<Tes
 
     // Each release's examples and registry checks run against that release, when the
     // corpus holds its fixture directory (or when asked for).
-    let releases: Vec<&Arc<Catalogue>> = match engine.fixed_release() {
-        Some(c) => vec![c],
-        None => engine.releases().releases().iter().collect(),
-    };
+    let releases = engine.judging_releases();
     let mut ran = Vec::new();
     let (mut examples, mut registry) = (Vec::new(), Vec::new());
-    for cat in &releases {
+    for cat in releases {
         let fixtures_dir = cat.fixtures_dir();
         let wanted = opts.examples
             || fixtures_dir

@@ -23,9 +23,18 @@ use super::surfaces::{self, SurfaceMap};
 use super::{Catalogue, CompiledCheck, Rule, RuleSource};
 use crate::traffic::{DocumentKind, TrafficConfig};
 
-const TOP_LEVEL: &[&str] = &["catalogue", "surfaces", "rules"];
-/// Keys only a release that extends another may use.
-pub(super) const CHANGES: &[&str] = &["replace", "retire", "applicability"];
+/// Top-level keys of the files of a release that extends another: those of a whole
+/// catalogue, then the changes only such a release may make.
+pub(super) const EXTENSION_KEYS: &[&str] = &[
+    "catalogue",
+    "surfaces",
+    "rules",
+    "replace",
+    "retire",
+    "applicability",
+];
+const TOP_LEVEL: &[&str] = EXTENSION_KEYS.split_at(3).0;
+const CHANGES: &[&str] = EXTENSION_KEYS.split_at(3).1;
 
 /// Reports top-level keys outside `allowed` (and change keys in a whole catalogue).
 pub(super) fn check_top_level(files: &[ParsedFile], allowed: &[&str], problems: &mut Problems) {
@@ -79,7 +88,7 @@ fn release_version(def: &CatalogueDef) -> Result<(semver::Version, &'static str)
 
 pub(super) fn compile(
     files: &[ParsedFile],
-    others: &HashMap<String, super::Text>,
+    others: HashMap<String, super::Text>,
     dir: Option<PathBuf>,
     fixtures_base: Option<&PathBuf>,
     problems: &mut Problems,
@@ -131,7 +140,7 @@ pub(super) fn compile(
         |chunk| {
             let cx = CompileCx {
                 versions: &versions,
-                files: others,
+                files: &others,
                 regexes: &regexes,
             };
             // Paths are compiled once per text and thread (see `with_compile_memo`).
@@ -183,7 +192,6 @@ pub(super) fn compile(
             dir: dir.clone().or(fixtures_base.cloned()),
             fixtures,
         }],
-        supported_by_set: String::new(),
         set_serves: Vec::new(),
     };
     Some(Catalogue {
@@ -201,7 +209,7 @@ pub(super) fn compile(
         retired: Vec::new(),
         dir,
         catalogue_file: cat_file.path.clone(),
-        files: std::sync::Arc::new(others.clone()),
+        files: std::sync::Arc::new(others),
     })
 }
 

@@ -9,7 +9,7 @@ use crate::path::JsonPath;
 
 use super::compile::{
     applicability_sets, check_top_level, compile, compile_rules, spec_version_reqs, PathTable,
-    CHANGES,
+    EXTENSION_KEYS,
 };
 use super::file::{ApplicabilityChange, ReleaseDef, RetireDef};
 use super::load::{ParsedFile, Problems, ReleaseFiles};
@@ -84,7 +84,7 @@ pub(super) fn bases_among(candidates: Vec<ReleaseFiles>, wanted: &[String]) -> V
 
 /// Compiles every release, each base before the releases that extend it.
 pub(super) fn compile_releases(
-    groups: Vec<ReleaseFiles>,
+    mut groups: Vec<ReleaseFiles>,
     problems: &mut Problems,
 ) -> Vec<Catalogue> {
     let ids: Vec<Option<Identity>> = groups.iter().map(identity).collect();
@@ -190,11 +190,16 @@ pub(super) fn compile_releases(
                 done[i] = true;
                 continue;
             };
+            // A whole catalogue keeps its other files; the files of an extension are merged.
+            let others = match id.extends {
+                None => std::mem::take(&mut groups[i].others),
+                Some(_) => HashMap::new(),
+            };
             let group = &groups[i];
             let result = match (&id.extends, base_of[i]) {
                 (None, _) => compile(
                     &group.parsed,
-                    &group.others,
+                    others,
                     group.dir.clone(),
                     group.embedded_dir.as_ref(),
                     problems,
@@ -217,15 +222,6 @@ pub(super) fn compile_releases(
     compiled.into_iter().flatten().collect()
 }
 
-const EXTENSION_KEYS: &[&str] = &[
-    "catalogue",
-    "surfaces",
-    "rules",
-    "replace",
-    "retire",
-    "applicability",
-];
-
 /// The release `group` describes, compiled from its compiled `base`.
 fn extend(
     base: &Catalogue,
@@ -233,7 +229,6 @@ fn extend(
     cat_index: usize,
     problems: &mut Problems,
 ) -> Option<Catalogue> {
-    debug_assert!(CHANGES.iter().all(|k| EXTENSION_KEYS.contains(k)));
     check_top_level(&group.parsed, EXTENSION_KEYS, problems);
     let files = &group.parsed;
     let cat_file = &files[cat_index];
@@ -373,12 +368,11 @@ fn extend(
     };
 
     for f in files {
-        for (i, item) in list(f, "/retire", problems) {
+        for i in list(f, "/retire", problems) {
             let ptr = format!("/retire/{i}");
             let Some(r) = f.deserialize::<RetireDef>(&ptr, problems) else {
                 continue;
             };
-            let _ = item;
             reason_ok(f, &format!("{ptr}/reason"), &r.reason, problems);
             let Some(&at) = index.get(r.id.as_str()) else {
                 problems.push_value(f, &format!("{ptr}/id"), missing(&r.id, "retire"));
@@ -396,7 +390,7 @@ fn extend(
                 });
             }
         }
-        for (i, _) in list(f, "/applicability", problems) {
+        for i in list(f, "/applicability", problems) {
             let ptr = format!("/applicability/{i}");
             let Some(c) = f.deserialize::<ApplicabilityChange>(&ptr, problems) else {
                 continue;
@@ -521,7 +515,6 @@ fn extend(
             extends: Some(base.release.version.clone()),
             summary: rdef.summary,
             lineage,
-            supported_by_set: String::new(),
             set_serves: Vec::new(),
         },
         scope: base.scope.clone(),
@@ -539,18 +532,14 @@ fn extend(
     })
 }
 
-/// The items of the list at `ptr` of `f`, or a problem when it is not a list.
-fn list<'f>(
-    f: &'f ParsedFile,
-    ptr: &str,
-    problems: &mut Problems,
-) -> Vec<(usize, &'f serde_json::Value)> {
+/// The indices of the list at `ptr` of `f`, or a problem when it is not a list.
+fn list(f: &ParsedFile, ptr: &str, problems: &mut Problems) -> std::ops::Range<usize> {
     match f.value(ptr) {
-        None => Vec::new(),
-        Some(serde_json::Value::Array(items)) => items.iter().enumerate().collect(),
+        None => 0..0,
+        Some(serde_json::Value::Array(items)) => 0..items.len(),
         Some(_) => {
             problems.push_value(f, ptr, format!("`{}` is a list", &ptr[1..]));
-            Vec::new()
+            0..0
         }
     }
 }

@@ -72,10 +72,8 @@ pub struct Release {
     /// Every release it descends from, oldest first, itself last; with the directory and
     /// fixture directory of each.
     pub lineage: Vec<Ancestor>,
-    /// Every `mcpdesc` version the set of releases it was loaded with serves, for the
+    /// Every `spec-versions` entry of the set of releases it was loaded with, for the
     /// diagnostic of a version no release serves.
-    pub supported_by_set: String,
-    /// Every `spec-versions` entry of that set.
     pub set_serves: Vec<SpecVersionReq>,
 }
 
@@ -172,17 +170,11 @@ impl CatalogueSet {
     /// The set of `releases`; each learns which versions the whole set serves.
     pub fn new(mut releases: Vec<Catalogue>) -> CatalogueSet {
         releases.sort_by(|a, b| a.release.version.cmp(&b.release.version));
-        let supported = releases
-            .iter()
-            .map(|c| describe(&c.release.serves))
-            .collect::<Vec<_>>()
-            .join(", ");
         let all: Vec<SpecVersionReq> = releases
             .iter()
             .flat_map(|c| c.release.serves.clone())
             .collect();
         for c in &mut releases {
-            c.release.supported_by_set = supported.clone();
             c.release.set_serves = all.clone();
         }
         CatalogueSet {
@@ -262,7 +254,7 @@ impl CatalogueSet {
 
     /// Every served version, for messages.
     pub fn supported(&self) -> String {
-        self.default_release().release.supported_by_set.clone()
+        describe(&self.default_release().release.set_serves)
     }
 }
 
