@@ -18,14 +18,14 @@ use crate::bench_corpus::{self, Size};
 const NOTES_START: &str = "<!-- analysis: kept by bench-report -->";
 const NOTES_END: &str = "<!-- end of analysis -->";
 
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => crate::workspace().join("target"),
     }
 }
 
-fn default_corpus_dir() -> PathBuf {
+pub fn default_corpus_dir() -> PathBuf {
     target_dir().join("bench-corpus")
 }
 
@@ -357,6 +357,11 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
     let traffic_messages = traffic_text.lines().count();
     let traffic_bytes = traffic_text.len();
     let traffic_process = median(wall_times(&mcpdesc, &[validate, &traffic_file], 10)?);
+
+    eprintln!("== editor latency");
+    let editor_doc = corpus.join("medium.json");
+    let editor = crate::bench_editor::measure(&mcpdesc, &editor_doc, 30, 10)
+        .context("measuring the language server")?;
 
     eprintln!("== reference documents");
     let shared = ws.join("../shared/bench");
@@ -699,6 +704,51 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
         thousands(traffic_messages as u64),
         show(r),
         verdict(r.is_some_and(|r| r <= 3.0))
+    )?;
+    let (iso_median, iso_p90, iso_max) = crate::bench_editor::summary(&editor.isolated);
+    writeln!(
+        w,
+        "| language server, change → diagnostics, medium.json (median of {}) | < 50 ms | {iso_median:.1} ms | {} |",
+        editor.isolated.len(),
+        verdict(iso_median < 50.0)
+    )?;
+    writeln!(w)?;
+
+    writeln!(w, "## Editor")?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "`mcpdesc server` (release build) driven over stdio by `xtask/src/bench_editor.rs` \
+         (`cargo xtask bench-editor [FILE]`), as an editor would: `{}` ({} bytes, {} findings) \
+         opened, then incremental edits of one character of a string. Each time runs from \
+         writing the `didChange` notification to reading the `publishDiagnostics` of that \
+         version, parse, validation, policy and the JSON of both messages included.",
+        editor_doc
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        thousands(editor.bytes as u64),
+        editor.diagnostics
+    )?;
+    writeln!(w)?;
+    writeln!(w, "| measure | median | 90th percentile | max |")?;
+    writeln!(w, "|---|---|---|---|")?;
+    writeln!(w, "| open → diagnostics | {:.1} ms | | |", editor.open_ms)?;
+    writeln!(
+        w,
+        "| edit after a pause (checked at once), {} edits | {iso_median:.1} ms | {iso_p90:.1} ms | {iso_max:.1} ms |",
+        editor.isolated.len()
+    )?;
+    let (b_median, b_p90, b_max) = crate::bench_editor::summary(&editor.burst_end);
+    writeln!(
+        w,
+        "| last edit of a burst of 8 keystrokes 30 ms apart, {} bursts | {b_median:.1} ms | {b_p90:.1} ms | {b_max:.1} ms |",
+        editor.burst_end.len()
+    )?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "A burst waits for its pause at most as long as the document's last check took \
+         (`docs/decisions.md`, the language server), so its last edit costs about two checks."
     )?;
     writeln!(w)?;
 

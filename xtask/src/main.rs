@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 
 #[allow(dead_code)]
 mod bench_corpus;
+mod bench_editor;
 mod bench_report;
 mod bench_traffic;
 
@@ -27,11 +28,13 @@ fn main() -> ExitCode {
         Some("bench-report") => bench_report::bench_report_cmd(&args[1..]),
         Some("bench-measure") => bench_report::bench_measure_cmd(&args[1..]),
         Some("bench-traffic") => bench_traffic_cmd(&args[1..]),
+        Some("bench-editor") => bench_editor::bench_editor_cmd(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask generate [--check]");
             eprintln!("       cargo xtask bench-corpus [--out DIR] [--seed N]");
             eprintln!("       cargo xtask bench-report [--skip-criterion]");
             eprintln!("       cargo xtask bench-traffic [--out FILE]");
+            eprintln!("       cargo xtask bench-editor [FILE...]");
             return ExitCode::from(2);
         }
     };

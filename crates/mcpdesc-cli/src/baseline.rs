@@ -149,7 +149,9 @@ pub fn write(path: &Path, findings: &[(String, Vec<Diagnostic>)]) -> Result<usiz
             })
             .collect(),
     };
-    let text = serde_json::to_string_pretty(&file)? + "\n";
+    // Messages and pointers quote the documents: the file decodes to their exact text, but
+    // shows no raw control character to whoever looks at it.
+    let text = crate::render::safe::to_json_pretty(&file)? + "\n";
     std::fs::write(path, text)
         .with_context(|| format!("cannot write baseline {}", path.display()))?;
     Ok(total)

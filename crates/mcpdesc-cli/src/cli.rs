@@ -34,6 +34,8 @@ pub enum Command {
     Diff(crate::diff_cmd::DiffArgs),
     /// Show one rule: its metadata, applicability and examples (same as `rules show`).
     Explain(crate::rules_cmd::ShowArgs),
+    /// Run the language server over standard input and output, for editors.
+    Server(crate::server::ServerArgs),
     /// Write a shell completion script to standard output.
     Completions(crate::rules_cmd::CompletionsArgs),
 }
@@ -68,7 +70,8 @@ pub fn engine(
     } else {
         mcpdesc_core::Engine::from_dirs(dirs)
     }
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Kept as its type, so that callers can read each problem's position.
+    .map_err(anyhow::Error::from)?;
     Ok(engine.with_spec_version(spec_version)?)
 }
 

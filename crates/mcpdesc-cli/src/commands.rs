@@ -24,6 +24,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             command: RulesCommand::Show(args),
         }
         | Command::Explain(args) => crate::rules_cmd::show(&args),
+        Command::Server(args) => crate::server::run(args),
         Command::Completions(args) => crate::rules_cmd::completions(&args),
     }
 }

@@ -59,6 +59,8 @@ pub struct Defaults {
     pub spec_version: Option<String>,
     /// Baseline file, relative to the configuration file.
     pub baseline: Option<PathBuf>,
+    /// Whether a directory or glob that yields no document may pass, as `--allow-empty-input`.
+    pub allow_empty_input: Option<bool>,
 }
 
 /// When to colour the text output.

@@ -12,6 +12,8 @@ use mcpdesc_core::corpus::impact::{
 };
 use mcpdesc_core::Engine;
 
+use crate::render::safe::{escape, to_json_pretty};
+
 #[derive(Debug, clap::Args)]
 #[command(group(
     clap::ArgGroup::new("base")
@@ -86,7 +88,9 @@ fn side(
                     .collect::<Vec<_>>()
                     .join(", ");
                 eprintln!(
-                    "note: the {what} rules hold releases {all}; comparing their default release {default} (choose another with --{}spec-version)",
+                    "note: the {what} rules hold releases {}; comparing their default release {} (choose another with --{}spec-version)",
+                    escape(&all),
+                    escape(&default),
                     if what == "base" { "base-" } else { "" }
                 );
             }
@@ -102,7 +106,7 @@ fn side(
 /// Where a release's rules were read from, for the report.
 fn origin(engine: &Engine) -> String {
     match &engine.catalogue().dir {
-        Some(d) => format!("`{}`", d.display()),
+        Some(d) => format!("`{}`", escape(&d.display().to_string())),
         None => "the embedded rules".to_owned(),
     }
 }
@@ -139,7 +143,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
                     .collect::<Vec<_>>(),
             )?;
             v["byRule"] = serde_json::to_value(impact.by_rule())?;
-            crate::output::emit(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+            crate::output::emit(&(to_json_pretty(&v)? + "\n"))?;
         }
         DiffFormat::Markdown => {
             crate::output::emit(&markdown(&impact, &origin(&old), &origin(&new)))?
@@ -152,22 +156,17 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
 pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
     let c = &impact.changes;
     let by_history = c.basis == ChangeBasis::History;
+    let (base, after) = (escape(&impact.base), escape(&impact.new));
     let mut o = String::new();
+    let _ = writeln!(o, "## Rule change impact: {base} → {after}\n");
     let _ = writeln!(
         o,
-        "## Rule change impact: {} → {}\n",
-        impact.base, impact.new
-    );
-    let _ = writeln!(
-        o,
-        "Base: release {} ({old}). New: release {} ({new}).\n",
-        impact.base, impact.new
+        "Base: release {base} ({old}). New: release {after} ({new}).\n"
     );
     if by_history {
         let _ = writeln!(
             o,
-            "Rule changes as recorded by the releases after {}.\n",
-            impact.base
+            "Rule changes as recorded by the releases after {base}.\n"
         );
     }
     let verdicts = impact.verdict_changes().count();
@@ -220,15 +219,15 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
             let since = r
                 .since
                 .as_ref()
-                .map_or(String::new(), |v| format!("added in {v}; "));
+                .map_or(String::new(), |v| format!("added in {}; ", escape(v)));
             let _ = writeln!(
                 o,
                 "- `{}` — {} ({}, {}; {since}`{}`)",
-                r.id,
+                escape(&r.id),
                 cell(&r.title),
-                r.level,
+                escape(&r.level),
                 r.severity.as_str(),
-                r.source
+                escape(&r.source)
             );
         }
         let _ = writeln!(o);
@@ -236,7 +235,7 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
     if !c.replaced.is_empty() {
         let _ = writeln!(o, "### Rules replaced\n");
         for r in &c.replaced {
-            let _ = writeln!(o, "#### `{}` — {}\n", r.id, cell(&r.title));
+            let _ = writeln!(o, "#### `{}` — {}\n", escape(&r.id), cell(&r.title));
             reasons(&mut o, &r.reasons);
             if r.fields.is_empty() {
                 let _ = writeln!(o, "The new definition is the same as the old one.\n");
@@ -248,7 +247,7 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
     if !c.applicability_changed.is_empty() {
         let _ = writeln!(o, "### Applicability changed\n");
         for r in &c.applicability_changed {
-            let _ = writeln!(o, "#### `{}` — {}\n", r.id, cell(&r.title));
+            let _ = writeln!(o, "#### `{}` — {}\n", escape(&r.id), cell(&r.title));
             reasons(&mut o, &r.reasons);
             let _ = writeln!(o, "| protocol version | before | after | |");
             let _ = writeln!(o, "| --- | --- | --- | --- |");
@@ -259,7 +258,7 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
                 let _ = writeln!(
                     o,
                     "| {} | {} | {} |{}",
-                    t.version,
+                    cell(&t.version),
                     show(t.old),
                     show(t.new),
                     if t.changed() { " changed |" } else { " |" }
@@ -274,13 +273,13 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
             let _ = writeln!(
                 o,
                 "- `{}` — {} ({}, {}; was `{}`). Retired in {} (`{}`): {}",
-                r.rule.id,
+                escape(&r.rule.id),
                 cell(&r.rule.title),
-                r.rule.level,
+                escape(&r.rule.level),
                 r.rule.severity.as_str(),
-                r.rule.source,
-                r.release,
-                r.retired_at,
+                escape(&r.rule.source),
+                escape(&r.release),
+                escape(&r.retired_at),
                 cell(&r.reason)
             );
         }
@@ -292,11 +291,11 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
             let _ = writeln!(
                 o,
                 "- `{}` — {} ({}, {}; was `{}`)",
-                r.id,
+                escape(&r.id),
                 cell(&r.title),
-                r.level,
+                escape(&r.level),
                 r.severity.as_str(),
-                r.source
+                escape(&r.source)
             );
         }
         let _ = writeln!(o);
@@ -304,7 +303,7 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
     if !c.changed.is_empty() {
         let _ = writeln!(o, "### Rules changed\n");
         for r in &c.changed {
-            let _ = writeln!(o, "#### `{}`\n", r.id);
+            let _ = writeln!(o, "#### `{}`\n", escape(&r.id));
             field_table(&mut o, &r.fields);
         }
     }
@@ -335,7 +334,8 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
     for (rule, ri) in &by_rule {
         let _ = writeln!(
             o,
-            "#### `{rule}` (+{} −{})\n",
+            "#### `{}` (+{} −{})\n",
+            escape(rule),
             ri.appeared.len(),
             ri.vanished.len()
         );
@@ -361,7 +361,7 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
                     &x.pointer
                 }),
                 x.severity.as_str(),
-                x.versions.join(", "),
+                cell(&x.versions.join(", ")),
                 cell(&x.message)
             );
         }
@@ -380,8 +380,8 @@ fn reasons(o: &mut String, reasons: &[RecordedChange]) {
         let _ = writeln!(
             o,
             "- {kind} in {} (`{}`): {}",
-            r.release,
-            r.source,
+            escape(&r.release),
+            escape(&r.source),
             cell(&r.reason)
         );
     }
@@ -403,10 +403,17 @@ fn field_table(o: &mut String, fields: &[FieldChange]) {
     let _ = writeln!(o);
 }
 
-/// Text for a table cell: one line, pipes escaped.
+/// Text for a table cell: one line, whitespace runs collapsed, pipes escaped. Characters that
+/// could act on the reader's terminal take their visible form (see [`escape`]); so do NEL and
+/// the Unicode line and paragraph separators, which are whitespace but would hide what a key
+/// or value really holds.
 fn cell(s: &str) -> String {
-    s.split_whitespace()
+    let space = |c: char| c.is_whitespace() && !matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}');
+    let line = s
+        .split(space)
+        .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
-        .replace('|', "\\|")
+        .replace('|', "\\|");
+    escape(&line).into_owned()
 }

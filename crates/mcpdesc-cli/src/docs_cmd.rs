@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use mcpdesc_core::corpus::pages;
 
+use crate::render::safe::{escape, escape_multiline};
+
 #[derive(Debug, clap::Args)]
 pub struct DocsArgs {
     #[command(flatten)]
@@ -25,16 +27,19 @@ pub fn run(args: DocsArgs) -> Result<ExitCode> {
     let engine = args.rules.engine()?;
     let generated = pages::generate(engine.releases(), &args.out);
     for w in &generated.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", escape(w));
     }
-    let out = args.out.display();
+    // The directory comes from the command line, page paths from rule ids, page text from
+    // the rule files and the committed pages: all of it is shown escaped.
+    let out = args.out.display().to_string();
+    let out = escape(&out);
     if !args.check {
         let summary = pages::write(&generated, &args.out)?;
         for p in &summary.written {
-            println!("wrote {out}/{p}");
+            println!("wrote {out}/{}", escape(p));
         }
         for p in &summary.removed {
-            println!("removed {out}/{p}");
+            println!("removed {out}/{}", escape(p));
         }
         println!(
             "{out}: {} page(s) written, {} removed, {} unchanged",
@@ -50,21 +55,24 @@ pub fn run(args: DocsArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     for s in &cmp.stale {
-        println!("stale: {out}/{}", s.path);
+        let path = escape(&s.path);
+        println!("stale: {out}/{path}");
         let diff = similar::TextDiff::from_lines(&s.current, &s.generated);
-        print!(
-            "{}",
-            diff.unified_diff().context_radius(3).header(
-                &format!("{out}/{} (committed)", s.path),
-                &format!("{out}/{} (generated)", s.path)
+        let diff = diff
+            .unified_diff()
+            .context_radius(3)
+            .header(
+                &format!("{out}/{path} (committed)"),
+                &format!("{out}/{path} (generated)"),
             )
-        );
+            .to_string();
+        print!("{}", escape_multiline(&diff));
     }
     for p in &cmp.missing {
-        println!("missing: {out}/{p}");
+        println!("missing: {out}/{}", escape(p));
     }
     for p in &cmp.extra {
-        println!("extra: {out}/{p} (no rule generates it any more)");
+        println!("extra: {out}/{} (no rule generates it any more)", escape(p));
     }
     println!(
         "{out}: {} stale, {} missing, {} extra; run `mcpdesc docs` to regenerate",

@@ -23,6 +23,9 @@ pub struct Input {
     pub source: Source,
 }
 
+/// The extensions of the files a directory or glob yields.
+const DOCUMENT_EXTENSIONS: [&str; 5] = [".json", ".yaml", ".yml", ".ndjson", ".jsonl"];
+
 /// Whether a walked file is a document: `*.json`, `*.yaml`, `*.yml`, or a capture
 /// (`*.ndjson`, `*.jsonl`), not an `*.expected.yaml` sidecar.
 pub fn is_document(path: &Path) -> bool {
@@ -32,9 +35,56 @@ pub fn is_document(path: &Path) -> bool {
         .unwrap_or_default();
     !name.ends_with(".expected.yaml")
         && !name.ends_with(".expected.yml")
-        && [".json", ".yaml", ".yml", ".ndjson", ".jsonl"]
-            .iter()
-            .any(|e| name.ends_with(e))
+        && DOCUMENT_EXTENSIONS.iter().any(|e| name.ends_with(e))
+}
+
+/// A directory or glob argument that yields no document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmptyInput {
+    /// The argument as given.
+    pub arg: String,
+    pub glob: bool,
+    pub why: Emptiness,
+}
+
+/// What little is known about why an input yields no document, to point at the fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Emptiness {
+    /// No file with a document's name is there, ignored or not.
+    NoDocuments,
+    /// Documents are there, but hidden or excluded by `.gitignore`/`.ignore` files.
+    Ignored,
+    /// The only documents are excluded ones (the baseline).
+    OnlyExcluded,
+    /// The literal directory a glob is matched from does not exist.
+    NoBase(String),
+}
+
+impl std::fmt::Display for EmptyInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verb = if self.glob { "matches" } else { "holds" };
+        let extensions = DOCUMENT_EXTENSIONS.map(|e| format!("*{e}")).join(", ");
+        write!(
+            f,
+            "`{}` {verb} no MCP Description documents or captures ({extensions})",
+            self.arg
+        )?;
+        match &self.why {
+            Emptiness::NoDocuments => Ok(()),
+            Emptiness::Ignored => write!(
+                f,
+                ": the ones {} are hidden or excluded by .gitignore or .ignore files (name a \
+                 file to validate it anyway)",
+                if self.glob {
+                    "it would match"
+                } else {
+                    "below it"
+                }
+            ),
+            Emptiness::OnlyExcluded => f.write_str(" other than the baseline"),
+            Emptiness::NoBase(base) => write!(f, "; `{base}` does not exist"),
+        }
+    }
 }
 
 fn has_glob_meta(s: &str) -> bool {
@@ -59,16 +109,85 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Whether `dir` holds a document that `walk` skips and `wanted` accepts. Only asked once an
+/// input turned out empty, and it stops at the first such document, so the unfiltered walk
+/// costs little where it matters: ignored trees such as `target/` are full of `*.json`.
+fn holds_skipped(dir: &Path, wanted: impl Fn(&Path) -> bool) -> bool {
+    ignore::WalkBuilder::new(dir)
+        .standard_filters(false)
+        // Hidden names are skipped by `walk`, but `.git` never holds a document and is large.
+        .filter_entry(|e| e.file_name() != ".git")
+        .build()
+        .flatten()
+        .any(|e| {
+            e.file_type().is_some_and(|t| t.is_file()) && is_document(e.path()) && wanted(e.path())
+        })
+}
+
+/// Why `found` (the documents of a directory or glob, before `exclude`) left nothing.
+fn emptiness(found: usize, dir: &Path, wanted: impl Fn(&Path) -> bool) -> Emptiness {
+    if found > 0 {
+        Emptiness::OnlyExcluded
+    } else if holds_skipped(dir, wanted) {
+        Emptiness::Ignored
+    } else {
+        Emptiness::NoDocuments
+    }
+}
+
+/// Standard error's lines for inputs that yield no document: one per input, so each is named
+/// where a log search finds it, then how to allow them.
+pub fn empty_input_error(empty: &[EmptyInput]) -> String {
+    let mut out: String = empty.iter().map(|e| format!("error: {e}\n")).collect();
+    out.push_str(
+        "hint: pass --allow-empty-input (or set `allow-empty-input = true` under [validate] \
+         in mcpdesc.toml) to let such inputs pass\n",
+    );
+    out
+}
+
+/// What the arguments expand to.
+#[derive(Debug, Default)]
+pub struct Expansion {
+    pub inputs: Vec<Input>,
+    /// The directories and globs that yielded no document, in the order given, each once.
+    pub empty: Vec<EmptyInput>,
+}
+
+impl Expansion {
+    /// Adds the documents of one directory or glob that `keep` accepts; when none is left, adds
+    /// instead `empty` of how many were found.
+    fn add(
+        &mut self,
+        found: Vec<PathBuf>,
+        keep: impl Fn(&PathBuf) -> bool,
+        empty: impl FnOnce(usize) -> EmptyInput,
+    ) {
+        let total = found.len();
+        let before = self.inputs.len();
+        self.inputs
+            .extend(found.into_iter().filter(keep).map(|p| Input {
+                display: display(&p),
+                source: Source::File(p),
+            }));
+        if self.inputs.len() == before {
+            self.empty.push(empty(total));
+        }
+    }
+}
+
 /// Expands the arguments into documents, each listed once: arguments in the order given, the
 /// documents of a directory or glob sorted by path. Directories and globs leave out the files
-/// of `exclude` (absolute paths, such as the baseline file).
+/// of `exclude` (absolute paths, such as the baseline file). A directory or glob that yields
+/// no document is listed in `empty` rather than failing here, so that the caller can name
+/// every such argument at once, or allow them.
 pub fn expand(
     args: &[PathBuf],
     stdin_filename: Option<&str>,
     exclude: &[PathBuf],
-) -> Result<Vec<Input>> {
+) -> Result<Expansion> {
     let keep = |p: &PathBuf| exclude.is_empty() || !exclude.contains(&crate::config::absolute(p));
-    let mut out = Vec::new();
+    let mut out = Expansion::default();
     let mut stdin = false;
     for arg in args {
         let text = arg.to_string_lossy();
@@ -77,34 +196,38 @@ pub fn expand(
                 bail!("`-` (standard input) given more than once");
             }
             stdin = true;
-            out.push(Input {
+            out.inputs.push(Input {
                 display: stdin_filename.unwrap_or("<stdin>").to_owned(),
                 source: Source::Stdin,
             });
         } else if arg.is_dir() {
-            out.extend(walk(arg).into_iter().filter(keep).map(|p| Input {
-                display: display(&p),
-                source: Source::File(p),
-            }));
+            out.add(walk(arg), keep, |found| EmptyInput {
+                arg: text.into_owned(),
+                glob: false,
+                why: emptiness(found, arg, |_| true),
+            });
         } else if arg.exists() {
-            out.push(Input {
+            out.inputs.push(Input {
                 display: display(arg),
                 source: Source::File(arg.clone()),
             });
         } else if has_glob_meta(&text) {
-            let found = glob(&text)?;
-            if found.is_empty() {
-                out.push(Input {
-                    display: text.into_owned(),
-                    source: Source::Missing("no document matches this pattern".into()),
-                });
-            }
-            out.extend(found.into_iter().filter(keep).map(|p| Input {
-                display: display(&p),
-                source: Source::File(p),
-            }));
+            let glob = Glob::new(&text)?;
+            let found = walk(&glob.root)
+                .into_iter()
+                .filter(|p| glob.matches(p))
+                .collect();
+            out.add(found, keep, |found| EmptyInput {
+                arg: text.into_owned(),
+                glob: true,
+                why: if glob.root.exists() {
+                    emptiness(found, &glob.root, |p| glob.matches(p))
+                } else {
+                    Emptiness::NoBase(display(&glob.root))
+                },
+            });
         } else {
-            out.push(Input {
+            out.inputs.push(Input {
                 display: display(arg),
                 source: Source::Missing(format!(
                     "cannot read {}: {}",
@@ -120,37 +243,47 @@ pub fn expand(
         bail!("--stdin-filename needs `-` among the inputs");
     }
     let mut seen = std::collections::HashSet::new();
-    out.retain(|i| seen.insert(i.display.clone()));
+    out.inputs.retain(|i| seen.insert(i.display.clone()));
+    let mut seen = std::collections::HashSet::new();
+    out.empty.retain(|e| seen.insert(e.arg.clone()));
     Ok(out)
 }
 
-/// The documents a glob pattern matches, walking from its longest literal directory prefix.
-fn glob(pattern: &str) -> Result<Vec<PathBuf>> {
-    let normalized = pattern.strip_prefix("./").unwrap_or(pattern);
-    let matcher = GlobBuilder::new(normalized)
-        .literal_separator(true)
-        .build()?
-        .compile_matcher();
-    let mut base = if normalized.starts_with('/') {
-        PathBuf::from("/")
-    } else {
-        PathBuf::new()
-    };
-    for part in normalized.split('/').filter(|p| !p.is_empty()) {
-        if has_glob_meta(part) {
-            break;
+/// A glob pattern, matched against the documents below its longest literal directory.
+struct Glob {
+    root: PathBuf,
+    matcher: globset::GlobMatcher,
+}
+
+impl Glob {
+    fn new(pattern: &str) -> Result<Glob> {
+        let normalized = pattern.strip_prefix("./").unwrap_or(pattern);
+        let matcher = GlobBuilder::new(normalized)
+            .literal_separator(true)
+            .build()?
+            .compile_matcher();
+        let mut base = if normalized.starts_with('/') {
+            PathBuf::from("/")
+        } else {
+            PathBuf::new()
+        };
+        for part in normalized.split('/').filter(|p| !p.is_empty()) {
+            if has_glob_meta(part) {
+                break;
+            }
+            base.push(part);
         }
-        base.push(part);
+        let root = if base.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            base
+        };
+        Ok(Glob { root, matcher })
     }
-    let root = if base.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        base
-    };
-    Ok(walk(&root)
-        .into_iter()
-        .filter(|p| matcher.is_match(display(p)))
-        .collect())
+
+    fn matches(&self, path: &Path) -> bool {
+        self.matcher.is_match(display(path))
+    }
 }
 
 #[cfg(test)]

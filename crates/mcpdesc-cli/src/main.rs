@@ -6,11 +6,13 @@ mod commands;
 mod config;
 mod diff_cmd;
 mod docs_cmd;
+mod findings;
 mod inputs;
 mod limit_args;
 mod output;
 mod render;
 mod rules_cmd;
+mod server;
 mod suppress;
 mod test_cmd;
 mod validate_cmd;
@@ -29,7 +31,9 @@ fn main() -> ExitCode {
     match commands::run(args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Paths, rule ids and document text end up in error messages.
+            let message = format!("{e:#}");
+            eprintln!("error: {}", render::safe::escape_multiline(&message));
             ExitCode::from(2)
         }
     }

@@ -12,6 +12,8 @@ use mcpdesc_core::examples::{ExampleOutcome, Expectation};
 use mcpdesc_core::Engine;
 use serde_json::{json, Value};
 
+use crate::render::safe::{escape, escape_multiline, to_json_pretty};
+
 #[derive(Debug, clap::Args)]
 pub struct TestArgs {
     /// Fixture files or directories (walked for `*.json`, `*.yaml`, `*.yml`) [default: the
@@ -62,7 +64,10 @@ pub fn run(args: TestArgs) -> Result<ExitCode> {
     };
     if let Some(id) = &args.rule {
         if engine.catalogue().rule(id).is_none() {
-            eprintln!("warning: the catalogue has no rule `{id}`; selecting by sidecars only");
+            eprintln!(
+                "warning: the catalogue has no rule `{}`; selecting by sidecars only",
+                escape(id)
+            );
         }
     }
     let opts = TestOptions {
@@ -78,7 +83,7 @@ pub fn run(args: TestArgs) -> Result<ExitCode> {
             eprintln!("{}", result.summary());
         }
         TestFormat::Json => {
-            crate::output::emit(&(serde_json::to_string_pretty(&to_json(&result))? + "\n"))?;
+            crate::output::emit(&(to_json_pretty(&to_json(&result))? + "\n"))?;
             eprintln!("{}", result.summary());
         }
     }
@@ -105,7 +110,8 @@ fn corpus_of(engine: &Engine) -> Vec<PathBuf> {
     dirs
 }
 
-/// Failures in detail, notes, then the `N passed, N failed` line.
+/// Failures in detail, notes, then the `N passed, N failed` line. Paths, rule text and
+/// diagnostics are shown through [`escape`].
 pub fn text(run: &TestRun) -> String {
     let mut out = String::new();
     for f in &run.fixtures {
@@ -114,28 +120,38 @@ pub fn text(run: &TestRun) -> String {
                 SidecarState::Missing => "created",
                 _ => "updated",
             };
-            let _ = writeln!(out, "blessed {} ({what})", f.sidecar.display());
+            let _ = writeln!(out, "blessed {} ({what})", shown_path(&f.sidecar));
         }
         if !f.passed() {
-            let _ = writeln!(out, "FAIL {}", f.doc.display);
+            let _ = writeln!(out, "FAIL {}", escape(&f.doc.display));
             out.push_str(&fixture_details(f));
             let _ = writeln!(out);
         }
     }
     for e in run.examples.iter().filter(|e| e.failure.is_some()) {
-        let _ = writeln!(out, "FAIL example {}", example_label(run, e));
-        let _ = writeln!(out, "  {}\n", e.failure.as_deref().unwrap_or_default());
+        let _ = writeln!(out, "FAIL example {}", escape(&example_label(run, e)));
+        let _ = writeln!(
+            out,
+            "  {}\n",
+            escape(e.failure.as_deref().unwrap_or_default())
+        );
     }
     for r in run.registry.iter().filter(|r| !r.passed()) {
         let _ = writeln!(
             out,
             "FAIL registry {}{}: {}",
             r.name,
-            release_suffix(run, &r.release),
+            escape(&release_suffix(run, &r.release)),
             r.description
         );
         for f in &r.failures {
-            let _ = writeln!(out, "  {} ({}): {}", f.rule, f.source, f.message);
+            let _ = writeln!(
+                out,
+                "  {} ({}): {}",
+                escape(&f.rule),
+                escape(&f.source),
+                escape(&f.message)
+            );
         }
         let _ = writeln!(out);
     }
@@ -163,6 +179,11 @@ pub fn text(run: &TestRun) -> String {
     out
 }
 
+/// A path on one line of output.
+fn shown_path(path: &std::path::Path) -> String {
+    escape(&path.display().to_string()).into_owned()
+}
+
 /// ` (release)` when the run covered several releases.
 fn release_suffix(run: &TestRun, release: &str) -> String {
     if run.releases.len() > 1 {
@@ -185,28 +206,30 @@ fn example_name(e: &ExampleOutcome) -> String {
 }
 
 /// Why a fixture failed: its problems, the sidecar diff, and the actual diagnostics when
-/// its folder verdict failed.
+/// its folder verdict failed. Text from the document, its path and the rules is escaped
+/// (see [`escape`]).
 fn fixture_details(f: &FixtureOutcome) -> String {
     let mut out = String::new();
     for p in f.problems.iter().chain(&f.verdict_failure) {
-        let _ = writeln!(out, "  {p}");
+        let _ = writeln!(out, "  {}", escape(p));
     }
     match &f.state {
         SidecarState::Malformed { error } => {
-            let _ = writeln!(out, "  malformed sidecar: {error}");
+            let _ = writeln!(out, "  malformed sidecar: {}", escape(error));
         }
         SidecarState::Differs { expected } if !f.blessed => {
             let old = sidecar::render(expected);
             let new = sidecar::render(&f.actual);
             let diff = similar::TextDiff::from_lines(&old, &new);
-            let header_old = format!("{} (expected)", f.sidecar.display());
-            let _ = write!(
-                out,
-                "{}",
-                diff.unified_diff()
-                    .context_radius(3)
-                    .header(&header_old, "actual")
-            );
+            let header_old = format!("{} (expected)", shown_path(&f.sidecar));
+            // Sidecar lines spell line breaks and tabs as JSON escapes; the ones left are
+            // the diff's own.
+            let diff = diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&header_old, "actual")
+                .to_string();
+            out.push_str(&escape_multiline(&diff));
             let _ = writeln!(
                 out,
                 "hint: if the change is intended, accept it with `mcpdesc test --bless`"
@@ -220,7 +243,10 @@ fn fixture_details(f: &FixtureOutcome) -> String {
                 let _ = writeln!(
                     out,
                     "  load failure {} at {}:{}: {}",
-                    e.code, e.line, e.column, e.message
+                    e.code,
+                    e.line,
+                    e.column,
+                    escape(&e.message)
                 );
             }
             for d in &report.diagnostics {
@@ -230,9 +256,9 @@ fn fixture_details(f: &FixtureOutcome) -> String {
                     d.line,
                     d.column,
                     d.severity.as_str(),
-                    d.rule,
-                    d.pointer,
-                    d.message
+                    escape(&d.rule),
+                    escape(&d.pointer),
+                    escape(&d.message)
                 );
             }
         }

@@ -11,12 +11,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcpdesc_core::{Engine, Format, LoadFailure, Selection, Severity};
+use mcpdesc_core::{Engine, Format, LoadFailure, Severity};
 use rayon::prelude::*;
 
 use crate::baseline::{self, Baseline};
 use crate::cli::ValidateArgs;
 use crate::config::{self, ColorWhen, Config, Discovery, FailOn};
+use crate::findings::Policy;
 use crate::inputs::{self, Input, Source};
 use crate::render::{self, DocUrls, FileResult, OutputFormat, RenderContext};
 use crate::suppress;
@@ -87,6 +88,10 @@ pub struct ValidateOptions {
     /// or YAML.
     #[arg(long, value_name = "PATH", help_heading = "Inputs")]
     pub stdin_filename: Option<String>,
+    /// Let a directory or glob pattern that yields no document pass instead of failing the run
+    /// (exit 2).
+    #[arg(long, help_heading = "Inputs")]
+    pub allow_empty_input: bool,
     /// Use this configuration file for every input instead of discovering `mcpdesc.toml`.
     #[arg(long, value_name = "FILE", help_heading = "Inputs")]
     pub config: Option<PathBuf>,
@@ -103,7 +108,7 @@ pub struct ValidateOptions {
 }
 
 /// What `--kind` says the inputs are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InputKind {
     /// By file extension.
@@ -139,6 +144,7 @@ struct Settings {
     spec_version: Option<String>,
     baseline: Option<PathBuf>,
     kind: InputKind,
+    allow_empty_input: bool,
 }
 
 fn settings(args: &ValidateArgs, config: Option<&Config>) -> Settings {
@@ -171,6 +177,7 @@ fn settings(args: &ValidateArgs, config: Option<&Config>) -> Settings {
         spec_version: args.rules.spec_version.clone().or(d.spec_version),
         baseline: o.baseline.clone().or(d.baseline),
         kind: o.kind.or(d.kind).unwrap_or(InputKind::Auto),
+        allow_empty_input: o.allow_empty_input || d.allow_empty_input.unwrap_or(false),
     }
 }
 
@@ -193,31 +200,9 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         .with_limits(args.limits.limits())
         // A capture that never says its version is judged in the one asked for.
         .with_traffic_version(s.versions.first().cloned());
-    let cat = engine.catalogue();
-    let mut versions = None;
-    if !s.versions.is_empty() {
-        let mut set = mcpdesc_core::versions::VersionSet::EMPTY;
-        for v in &s.versions {
-            match cat.versions.parse(v) {
-                Some(v) => set.insert(v),
-                None => bail!(
-                    "unknown protocol version `{v}`; known versions: {}",
-                    cat.versions
-                        .iter()
-                        .map(|(_, n)| n)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            }
-        }
-        versions = Some(set);
-    }
-    let selection = Selection {
-        select: s.select.clone(),
-        ignore: s.ignore.clone(),
-        versions,
-        ..Selection::default()
-    };
+    let selection =
+        crate::findings::selection(engine.catalogue(), &s.select, &s.ignore, &s.versions)
+            .map_err(anyhow::Error::msg)?;
     let engine = engine.with_selection(selection.clone());
     let cat = engine.catalogue();
 
@@ -231,7 +216,16 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     };
 
     let exclude: Vec<PathBuf> = s.baseline.iter().map(|b| config::absolute(b)).collect();
-    let inputs = inputs::expand(&args.files, o.stdin_filename.as_deref(), &exclude)?;
+    let inputs::Expansion { inputs, empty } =
+        inputs::expand(&args.files, o.stdin_filename.as_deref(), &exclude)?;
+    // A mistyped path or pattern would otherwise pass a CI job having checked nothing. Nothing
+    // is validated: a report of the other inputs (or a baseline of them, replacing the
+    // recorded findings of the missing ones) would read as a pass.
+    if !empty.is_empty() && !s.allow_empty_input {
+        let message = inputs::empty_input_error(&empty);
+        eprint!("{}", render::safe::escape_multiline(&message));
+        return Ok(ExitCode::from(2));
+    }
     let mut stdin_text = None;
     if inputs.iter().any(|i| i.source == Source::Stdin) {
         let mut buf = Vec::new();
@@ -261,69 +255,27 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         jobs.push((input, abs, config));
     }
 
-    // Suppressions of rules that cannot fire in this run are not reported as unused.
-    let could_fire = |pattern: &str| {
-        selection.versions.is_none()
-            && cat
-                .rules
-                .iter()
-                .any(|r| suppress::rule_matches(pattern, r.id()) && selection.includes(r.id()))
-    };
-    let known = |pattern: &str| {
-        cat.rules
-            .iter()
-            .any(|r| suppress::rule_matches(pattern, r.id()))
-    };
-    let unused_selected = selection.includes(suppress::UNUSED);
-    let invalid_selected = selection.includes(suppress::INVALID);
-
     let progress = Progress::new(jobs.len(), o.no_progress);
     let mut outcomes: Vec<(FileResult, String, Vec<mcpdesc_core::Diagnostic>)> = jobs
         .par_iter()
         .map(|(input, abs, config)| {
             let mut r = check(&engine, input, stdin_text.as_deref(), s.kind);
-            // Configuration ignores act as if the rule had not run for this path.
-            if let Some(c) = config {
-                let before = r.diagnostics.len();
-                r.diagnostics.retain(|d| !c.ignores(abs, &d.rule));
-                r.suppressed += before - r.diagnostics.len();
-            }
-            // Only documents that mention the extension are read a second time.
-            let doc = r
-                .source
-                .as_ref()
-                .filter(|src| src.contains(suppress::SUPPRESS_KEY))
-                .and_then(|src| {
-                    let format = s.kind.format(&input.display);
-                    mcpdesc_core::Document::parse_str(src, format, engine.limits()).ok()
-                });
-            if let Some(doc) = &doc {
-                let (mut sups, problems) = suppress::parse(doc);
-                r.suppressed += suppress::apply(&mut r.diagnostics, &mut sups);
-                if invalid_selected {
-                    r.diagnostics.extend(problems);
-                }
-                if unused_selected {
-                    r.diagnostics
-                        .extend(suppress::unused(doc, &sups, could_fire, known));
-                }
-                if let Some(c) = config {
-                    r.diagnostics.retain(|d| !c.ignores(abs, &d.rule));
-                }
-                r.diagnostics.sort_by(|a, b| {
-                    (a.line, a.column, &a.pointer, &a.rule, &a.message)
-                        .cmp(&(b.line, b.column, &b.pointer, &b.rule, &b.message))
-                });
-            }
+            let policy = Policy {
+                catalogue: cat,
+                selection: &selection,
+                config: config.as_deref(),
+                strict: s.strict,
+            };
+            let format = s.kind.format(&input.display);
+            r.suppressed += policy.apply(
+                &mut r.diagnostics,
+                abs,
+                r.source.as_deref(),
+                format,
+                engine.limits(),
+            );
             if r.diagnostics.is_empty() && r.load_error.is_none() {
                 r.source = None;
-            }
-            if s.strict {
-                for d in &mut r.diagnostics {
-                    if d.severity == Severity::Warning {
-                        d.severity = Severity::Error;
-                    }
-                }
             }
             let key = baseline.as_ref().map(|b| b.key(abs)).unwrap_or_default();
             let recorded = r.diagnostics.clone();
@@ -348,12 +300,16 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         eprintln!(
             "mcpdesc: recorded {} in {} ({} checked)",
             render::plural(n, "finding", "findings"),
-            path.display(),
+            render::safe::escape(&path.display().to_string()),
             render::plural(outcomes.len(), "file", "files")
         );
         for (r, _, _) in outcomes.iter().filter(|(r, _, _)| r.io_error) {
             if let Some(e) = &r.load_error {
-                eprintln!("{}: error: {}", r.path, e.message);
+                eprintln!(
+                    "{}: error: {}",
+                    render::safe::escape(&r.path),
+                    render::safe::escape(&e.message)
+                );
             }
         }
         return Ok(ExitCode::from(if io_errors { 2 } else { 0 }));

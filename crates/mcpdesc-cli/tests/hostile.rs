@@ -5,6 +5,7 @@
 //! `docs/robustness.md` lists every case and its outcome.
 
 use std::fmt::Write as _;
+use std::io::Read as _;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,7 +21,12 @@ const MEMORY_LIMIT_KIB: u64 = 2 * 1024 * 1024;
 
 struct Outcome {
     code: i32,
+    /// Standard output and standard error.
     out: String,
+    /// Standard output alone, as written.
+    stdout: Vec<u8>,
+    /// Standard error alone, as written.
+    stderr: Vec<u8>,
     elapsed: Duration,
 }
 
@@ -64,6 +70,14 @@ fn run_within(args: &[&str], time_limit: Duration) -> Outcome {
         String::from_utf8_lossy(&bytes[..bytes.len().min(4 * 1024 * 1024)]).into_owned()
     };
     let out = format!("{}{}", read(&stdout), read(&stderr));
+    let raw = |p: &Path| {
+        let mut raw = Vec::new();
+        if let Ok(f) = std::fs::File::open(p) {
+            let _ = f.take(16 * 1024 * 1024).read_to_end(&mut raw);
+        }
+        raw
+    };
+    let (stdout, stderr) = (raw(&stdout), raw(&stderr));
     let Some(code) = status.code() else {
         panic!("mcpdesc {args:?} was ended by a signal ({status:?}):\n{out}");
     };
@@ -81,6 +95,8 @@ fn run_within(args: &[&str], time_limit: Duration) -> Outcome {
     Outcome {
         code,
         out,
+        stdout,
+        stderr,
         elapsed: start.elapsed(),
     }
 }
@@ -805,4 +821,835 @@ fn rules_directory_with_a_symlink_loop() {
     std::os::unix::fs::symlink(&dir, dir.join("loop")).expect("symlink");
     let out = run(&["rules", "list", "--rules", dir.to_str().unwrap()]);
     assert!(out.code == 0 || out.code == 2, "{}", excerpt(&out.out));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output: document and rule text that would act on the reader's terminal
+
+/// An OSC 8 hyperlink, colour, BEL, a C1 CSI, bidirectional overrides, embeddings, isolates and
+/// marks, line and paragraph separators, CR, LF, NEL, DEL and tab, next to characters that the
+/// formats encode (`<&"'>`, `%`, `:`, `,`).
+const HOSTILE: &str = "\u{1b}]8;;http://evil\u{7}link\u{1b}]8;;\u{7} \u{1b}[31mred\u{1b}[0m \
+    \u{7}bel \u{9b}31m \u{202e}rtl\u{202c} \u{202a}ltr\u{202c} \u{2066}iso\u{2069} \u{200f}\u{61c} \
+    \u{2028}ls\u{2029}ps \rcr\nnl \u{85}\u{7f} \ttab <&\"'> %25 a:b,c";
+
+const FORMATS: [&str; 5] = ["text", "json", "sarif", "github", "junit"];
+
+/// Characters that must not reach standard output raw: C0 controls but newline (and tab in the
+/// text format, whose excerpts keep a document's indentation), DEL, C1 controls,
+/// bidirectional controls and the Unicode line and paragraph separators.
+fn forbidden(c: char, format: &str) -> bool {
+    match c {
+        '\n' => false,
+        '\t' => format != "text",
+        '\0'..='\x1f'
+        | '\x7f'..='\u{9f}'
+        | '\u{61c}'
+        | '\u{200e}'
+        | '\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}' => true,
+        _ => false,
+    }
+}
+
+/// How the text, GitHub and JUnit formats show `s`: every forbidden character as `\u{…}`.
+fn visible(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c == '\n' || forbidden(c, "") {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The JSON Pointer of the member reached through `keys`.
+fn pointer(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| format!("/{}", k.replace('~', "~0").replace('/', "~1")))
+        .collect()
+}
+
+/// A YAML double-quoted scalar spelling `s` with escapes only.
+fn yaml_quoted(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c == ' ' || c.is_ascii_graphic() => out.push(c),
+            c => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[track_caller]
+fn assert_safe(stdout: Vec<u8>, format: &str, what: &str) -> String {
+    let stdout = String::from_utf8(stdout)
+        .unwrap_or_else(|e| panic!("{what}: standard output is not UTF-8: {e}"));
+    if let Some((i, c)) = stdout.char_indices().find(|&(_, c)| forbidden(c, format)) {
+        panic!("{what}: raw {c:?} at byte {i}:\n{}", excerpt(&stdout));
+    }
+    stdout
+}
+
+/// What the findings of a hostile input carry, decoded, in every format.
+struct Echo<'a> {
+    /// Each is part of the message of some finding.
+    messages: &'a [&'a str],
+    /// Each is the pointer of some finding.
+    pointers: &'a [String],
+}
+
+/// Validates `file` in every format and checks that no forbidden character reaches standard
+/// output, that each format is still well formed, and that the findings still carry the
+/// document's text: exactly in JSON and SARIF, in its visible form in the others.
+#[track_caller]
+fn safe_in_every_format(file: &Path, flags: &[&str], echo: &Echo) {
+    let path = file.to_str().expect("utf-8 path");
+    for format in FORMATS {
+        let mut args = vec!["validate", path, "--format", format];
+        args.extend_from_slice(flags);
+        let out = run(&args);
+        let what = format!("--format {format}");
+        assert!(
+            out.code <= 1,
+            "{what}: exit code {}:\n{}",
+            out.code,
+            out.out
+        );
+        let stdout = assert_safe(out.stdout, format, &what);
+        let (messages, pointers) = match format {
+            "json" | "sarif" => decoded_json(&stdout, format, path),
+            "github" => {
+                let decoded = workflow_commands(&stdout);
+                (decoded.clone(), decoded)
+            }
+            "junit" => {
+                let decoded = well_formed_xml(&stdout);
+                (decoded.clone(), decoded)
+            }
+            _ => (stdout.clone(), stdout.clone()),
+        };
+        let exact = matches!(format, "json" | "sarif");
+        let shown = |s: &str| if exact { s.to_owned() } else { visible(s) };
+        assert!(messages.contains(&shown(path)), "{what}: path missing");
+        for m in echo.messages {
+            assert!(
+                messages.contains(&shown(m)),
+                "{what}: no message contains {m:?}:\n{}",
+                excerpt(&stdout)
+            );
+        }
+        // The text format shows a finding's pointer only when it has no line.
+        for p in echo.pointers.iter().filter(|_| format != "text") {
+            assert!(
+                pointers.contains(&shown(p)),
+                "{what}: no pointer {p:?}:\n{}",
+                excerpt(&stdout)
+            );
+        }
+    }
+    // The colours are the only escape sequences of a coloured report.
+    let mut args = vec!["validate", path, "--color", "always"];
+    args.extend_from_slice(flags);
+    let out = run(&args);
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8");
+    let mut plain = String::new();
+    let mut rest = stdout.as_str();
+    while let Some(i) = rest.find("\u{1b}[") {
+        plain.push_str(&rest[..i]);
+        let tail = &rest[i + 2..];
+        let end = tail
+            .find(|c: char| !c.is_ascii_digit() && c != ';')
+            .filter(|&e| tail[e..].starts_with('m'))
+            .unwrap_or_else(|| panic!("an escape sequence that is not a colour: {tail:.20?}"));
+        rest = &tail[end + 1..];
+    }
+    plain.push_str(rest);
+    assert!(plain.len() < stdout.len(), "no colour with --color always");
+    assert_safe(plain.into_bytes(), "text", "--color always");
+}
+
+/// The messages (and the path) and the pointers of a JSON or SARIF report, decoded, one per
+/// line.
+fn decoded_json(stdout: &str, format: &str, path: &str) -> (String, String) {
+    let v: serde_json::Value = serde_json::from_str(stdout)
+        .unwrap_or_else(|e| panic!("--format {format} is not JSON: {e}\n{}", excerpt(stdout)));
+    let (mut messages, mut pointers) = (String::new(), String::new());
+    let add = |to: &mut String, s: &serde_json::Value| {
+        to.push_str(s.as_str().expect("a string"));
+        to.push('\n');
+    };
+    if format == "json" {
+        for f in v["files"].as_array().expect("files") {
+            add(&mut messages, &f["path"]);
+            for d in f["diagnostics"].as_array().expect("diagnostics") {
+                add(&mut messages, &d["message"]);
+                add(&mut pointers, &d["pointer"]);
+            }
+        }
+    } else {
+        // SARIF names artifacts by URI; the path itself is in no field.
+        messages.push_str(path);
+        for r in v["runs"][0]["results"].as_array().expect("results") {
+            add(&mut messages, &r["message"]["text"]);
+            add(
+                &mut pointers,
+                &r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+            );
+            add(&mut pointers, &r["properties"]["pointer"]);
+        }
+    }
+    (messages, pointers)
+}
+
+/// Decodes the `%XX` escapes of a workflow command.
+fn percent_decoded(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let c = match rest.get(i + 1..i + 3) {
+            Some("25") => '%',
+            Some("0D") => '\r',
+            Some("0A") => '\n',
+            Some("3A") => ':',
+            Some("2C") => ',',
+            other => panic!("unknown escape %{other:?} in {s:?}"),
+        };
+        out.push(c);
+        rest = &rest[i + 3..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Checks that every line but the summary is one workflow command with well-formed
+/// properties, and returns their decoded properties and messages, one per line.
+fn workflow_commands(stdout: &str) -> String {
+    let mut lines: Vec<&str> = stdout.lines().collect();
+    let summary = lines.pop().expect("a summary line");
+    assert!(summary.starts_with("Checked "), "{summary:?}");
+    let mut decoded = String::new();
+    for line in lines {
+        let rest = ["::error ", "::warning ", "::notice "]
+            .iter()
+            .find_map(|p| line.strip_prefix(p))
+            .unwrap_or_else(|| panic!("not a workflow command: {line:?}"));
+        let (props, data) = rest
+            .split_once("::")
+            .unwrap_or_else(|| panic!("no message: {line:?}"));
+        for prop in props.split(',') {
+            let (key, value) = prop
+                .split_once('=')
+                .unwrap_or_else(|| panic!("not a property: {prop:?} in {line:?}"));
+            assert!(
+                ["file", "line", "col", "title"].contains(&key) && !value.contains(':'),
+                "bad property {prop:?} in {line:?}"
+            );
+            decoded.push_str(&percent_decoded(value));
+            decoded.push('\n');
+        }
+        let data = percent_decoded(data);
+        // The message, then the rule's page: the only line break is ours.
+        assert!(
+            data.lines().count() <= 2 && !data.contains('\r'),
+            "{data:?}"
+        );
+        decoded.push_str(&data);
+        decoded.push('\n');
+    }
+    decoded
+}
+
+/// Whether XML 1.0 allows `c` in a document, raw or as a character reference.
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | ' '..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+}
+
+/// Appends `text` (character data or an attribute value) with its references resolved.
+fn xml_decoded(text: &str, out: &mut String) {
+    let mut rest = text;
+    while let Some(i) = rest.find(['&', '<']) {
+        assert_eq!(&rest[i..=i], "&", "raw `<` in {text:?}");
+        out.push_str(&rest[..i]);
+        let end = i + rest[i..]
+            .find(';')
+            .unwrap_or_else(|| panic!("unterminated reference in {text:?}"));
+        let name = &rest[i + 1..end];
+        let c = match name {
+            "amp" => '&',
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            _ => name
+                .strip_prefix("#x")
+                .map(|h| u32::from_str_radix(h, 16))
+                .or_else(|| name.strip_prefix('#').map(str::parse))
+                .and_then(Result::ok)
+                .and_then(char::from_u32)
+                .filter(|&c| xml_char(c))
+                .unwrap_or_else(|| panic!("bad reference &{name}; in {text:?}")),
+        };
+        out.push(c);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+}
+
+/// Checks that `s` is a well-formed XML 1.0 document, as far as a JUnit report goes (a
+/// declaration, elements, attributes, character data, references), and returns its character
+/// data and attribute values, decoded.
+fn well_formed_xml(s: &str) -> String {
+    if let Some(c) = s.chars().find(|&c| !xml_char(c)) {
+        panic!("{c:?} is not allowed in XML 1.0:\n{}", excerpt(s));
+    }
+    let name_ok = |n: &str| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c))
+    };
+    let mut rest = s
+        .strip_prefix("<?xml ")
+        .and_then(|r| r.split_once("?>"))
+        .map(|(_, r)| r)
+        .expect("an XML declaration");
+    let (mut open, mut roots, mut decoded) = (Vec::new(), 0, String::new());
+    loop {
+        let lt = rest.find('<');
+        let text = &rest[..lt.unwrap_or(rest.len())];
+        assert!(
+            !open.is_empty() || text.trim().is_empty(),
+            "text outside the root element: {text:?}"
+        );
+        xml_decoded(text, &mut decoded);
+        let Some(lt) = lt else { break };
+        rest = &rest[lt + 1..];
+        if let Some(r) = rest.strip_prefix('/') {
+            let (name, r) = r.split_once('>').expect("a closed end tag");
+            assert_eq!(open.pop(), Some(name.trim_end()), "mismatched end tag");
+            rest = r;
+            continue;
+        }
+        let end = rest
+            .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+            .expect("a tag name");
+        let name = &rest[..end];
+        assert!(name_ok(name), "bad element name {name:?}");
+        roots += usize::from(open.is_empty());
+        rest = &rest[end..];
+        let mut attributes = Vec::new();
+        loop {
+            rest = rest.trim_start();
+            if let Some(r) = rest.strip_prefix("/>") {
+                rest = r;
+                break;
+            }
+            if let Some(r) = rest.strip_prefix('>') {
+                open.push(name);
+                rest = r;
+                break;
+            }
+            let (attribute, r) = rest.split_once('=').expect("an attribute");
+            assert!(name_ok(attribute), "bad attribute name {attribute:?}");
+            assert!(!attributes.contains(&attribute), "duplicate {attribute}");
+            attributes.push(attribute);
+            let quote = r
+                .chars()
+                .next()
+                .filter(|&q| q == '"' || q == '\'')
+                .expect("a quoted value");
+            let (value, r) = r[1..].split_once(quote).expect("a closed value");
+            xml_decoded(value, &mut decoded);
+            decoded.push('\n');
+            rest = r;
+        }
+    }
+    assert!(open.is_empty(), "unclosed elements {open:?}");
+    assert_eq!(roots, 1, "not one root element");
+    decoded
+}
+
+#[test]
+fn terminal_controls_in_a_json_document() {
+    let s = Scratch::new();
+    let doc = serde_json::json!({
+        "mcpdesc": "0.8.0",
+        "info": {"name": "hostile", "version": format!("1.0.0 {HOSTILE}"), HOSTILE: 1},
+        "protocolVersions": ["2025-11-25"],
+        HOSTILE: 2,
+    });
+    // serde_json spells C0 controls as `\u001b` and writes C1 and bidirectional controls and
+    // U+2028/U+2029 raw, so the excerpts quote raw characters too.
+    let text = serde_json::to_string_pretty(&doc).expect("JSON");
+    assert!(text.contains('\u{202e}') && text.contains("\\u001b"));
+    safe_in_every_format(
+        &s.file("controls.json", text),
+        &[],
+        &Echo {
+            messages: &[HOSTILE],
+            pointers: &[pointer(&["info", HOSTILE]), pointer(&[HOSTILE])],
+        },
+    );
+}
+
+#[test]
+fn terminal_controls_in_a_yaml_document() {
+    let s = Scratch::new();
+    let q = yaml_quoted(HOSTILE);
+    // Plain scalars may hold raw controls too; the loader takes them as they are.
+    let raw = "raw\u{1b}[31m\u{9b}\u{202e}\u{2066}\u{7f}key";
+    let y = format!(
+        "mcpdesc: 0.8.0\ninfo:\n  name: hostile\n  version: {q}\n  {q}: 1\n\
+         protocolVersions: [2025-11-25]\n{q}: 2\n{raw}: 3\n"
+    );
+    safe_in_every_format(
+        &s.file("controls.yaml", y),
+        &[],
+        &Echo {
+            messages: &[HOSTILE, raw],
+            pointers: &[
+                pointer(&["info", HOSTILE]),
+                pointer(&[HOSTILE]),
+                pointer(&[raw]),
+            ],
+        },
+    );
+}
+
+#[test]
+fn terminal_controls_in_a_document_that_does_not_load() {
+    // Raw controls are not allowed in JSON strings: the load error quotes the line.
+    let s = Scratch::new();
+    let file = s.file(
+        "raw.json",
+        b"{\"mcpdesc\": \"0.8.0\", \"k\x1b]8;;http://evil\x07\r\xc2\x9b\xe2\x80\xae\": 1}\n",
+    );
+    let out = run(&["validate", file.to_str().unwrap()]);
+    let stdout = assert_safe(out.stdout, "text", "load error");
+    assert!(stdout.contains("\"k\\u{1b}]8;;http://evil\\u{7}\\u{d}\\u{9b}\\u{202e}\": 1}"));
+    safe_in_every_format(
+        &file,
+        &[],
+        &Echo {
+            messages: &[],
+            pointers: &[],
+        },
+    );
+    // A megabyte of raw ESC on one line: the excerpt is cut around the column, not printed
+    // six times over.
+    let mut long = b"{\"mcpdesc\": \"0.8.0\", \"k\": \"".to_vec();
+    long.extend(std::iter::repeat_n(0x1b, 1 << 20));
+    long.extend_from_slice(b"\"}\n");
+    let file = s.file("long.json", long);
+    let out = run(&["validate", file.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", excerpt(&out.out));
+    let stdout = assert_safe(out.stdout, "text", "a long line");
+    assert!(stdout.len() < 10_000, "{} bytes", stdout.len());
+    assert!(stdout.contains("\"k\": \"\\u{1b}\\u{1b}"), "{stdout}");
+}
+
+#[test]
+fn terminal_controls_in_a_file_name() {
+    let s = Scratch::new();
+    let file = s.file(
+        "evil\u{1b}]0;title\u{7}\u{202e}\u{9b}\r\n.json",
+        doc_with(r#""x": 1"#),
+    );
+    safe_in_every_format(
+        &file,
+        &[],
+        &Echo {
+            messages: &[],
+            pointers: &["/x".to_owned()],
+        },
+    );
+}
+
+const HOSTILE_RULE: &str = r#"rules:
+  - id: mcpdesc.info.description-present
+    title: "Describe \e]8;;http://evil\alink\e]8;;\a the \e[31mserver\u202e"
+    description: "Teams \x9b31m ask\u2028that\r every server\nsays what it does."
+    requirement: "`info` has a `description`.\e[2J"
+    owner: mcpdesc
+    surface: "Info \u202eObject"
+    path: info.description
+    kind: structural
+    level: should
+    status: internal
+    enforcement: internal
+    applicability:
+      2024-11-05: applies
+      2025-03-26: applies
+      2025-06-18: applies
+      2025-11-25: applies
+      2026-07-28: applies
+    required-by:
+      spec: MCP Description 0.8.0
+      sections: ["5.1"]
+    based-on:
+      tier: 2
+      label: "Local \e[31mpolicy"
+      detail: "Organisation\e[0m policy."
+    help: "Add a description.\e]0;pwned\a\nSecond\u2029line."
+    notes: ["note \u2066x\u2069"]
+    examples:
+      valid: []
+      invalid: []
+    given: ["$.info"]
+    then:
+      - check: required
+        fields: [description]
+    message: "`info` has no `{field}`\e[31m; say what\n the server does\u202e"
+"#;
+
+#[test]
+fn terminal_controls_in_a_rule_file() {
+    let s = Scratch::new();
+    let dir = rules_dir(&s, &[("hostile.yaml", HOSTILE_RULE.as_bytes())]);
+    let dir = dir.to_str().unwrap();
+    let id = "mcpdesc.info.description-present";
+    for args in [
+        vec!["rules", "list", "--rules", dir],
+        vec!["rules", "list", "--rules", dir, "--format", "json"],
+        vec!["rules", "show", id, "--rules", dir],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.code, 0, "{}", out.out);
+        let stdout = assert_safe(out.stdout, "rules", &args.join(" "));
+        if args.contains(&"json") {
+            let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+            let title = "Describe \u{1b}]8;;http://evil\u{7}link\u{1b}]8;;\u{7} the \u{1b}[31mserver\u{202e}";
+            assert_eq!(v["rules"][0]["title"], title);
+        } else {
+            assert!(
+                stdout.contains("the \\u{1b}[31mserver\\u{202e}"),
+                "{stdout}"
+            );
+        }
+    }
+    let doc = s.file("doc.json", doc_with(""));
+    safe_in_every_format(
+        &doc,
+        &["--rules", dir],
+        &Echo {
+            messages: &["`\u{1b}[31m; say what\n the server does\u{202e}"],
+            pointers: &["/info".to_owned()],
+        },
+    );
+}
+
+/// A file name with OSC 0 (window title), BEL, RLO, a C1 CSI, DEL and LRI, and no whitespace, so
+/// that every report shows it the same way.
+const EVIL_NAME: &str = "evil\u{1b}]0;title\u{7}\u{202e}\u{9b}\u{7f}\u{2066}";
+
+/// A valid document but for an unknown member of `info` and one of the root, both named
+/// [`HOSTILE`]: two findings whose messages and pointers quote the name.
+fn hostile_document() -> String {
+    let doc = serde_json::json!({
+        "mcpdesc": "0.8.0",
+        "info": {"name": "hostile", "version": "1.0.0", HOSTILE: 1},
+        "protocolVersions": ["2025-11-25"],
+        HOSTILE: 2,
+    });
+    serde_json::to_string_pretty(&doc).expect("JSON")
+}
+
+/// How a Markdown table cell of `mcpdesc diff` shows `s`: on one line, runs of whitespace (but
+/// NEL and the line and paragraph separators) as one space, pipes escaped, then as
+/// [`visible`].
+fn cell_visible(s: &str) -> String {
+    let space = |c: char| c.is_whitespace() && !matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}');
+    let line = s
+        .split(space)
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    visible(&line.replace('|', "\\|"))
+}
+
+/// Every key and string of `v`, decoded, one per line.
+fn json_strings(v: &serde_json::Value, out: &mut String) {
+    match v {
+        serde_json::Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|x| json_strings(x, out)),
+        serde_json::Value::Object(members) => {
+            for (k, x) in members {
+                out.push_str(k);
+                out.push('\n');
+                json_strings(x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Parses `stdout` as JSON and checks that its strings hold each of `exact`.
+#[track_caller]
+fn json_holds(stdout: &str, what: &str, exact: &[&str]) {
+    let v: serde_json::Value = serde_json::from_str(stdout)
+        .unwrap_or_else(|e| panic!("{what} is not JSON: {e}\n{}", excerpt(stdout)));
+    let mut strings = String::new();
+    json_strings(&v, &mut strings);
+    for e in exact {
+        assert!(strings.contains(e), "{what}: no string holds {e:?}");
+    }
+}
+
+#[test]
+fn terminal_controls_in_a_diff_report() {
+    let s = Scratch::new();
+    // No rule before, the embedded ones after: both findings of the document appear.
+    let base = rules_dir(&s, &[]);
+    let base = base.to_str().unwrap();
+    s.file(&format!("corpus/{EVIL_NAME}.json"), hostile_document());
+    let corpus = s.0.path().join("corpus");
+    let corpus = corpus.to_str().unwrap();
+    let document = format!("{corpus}/{EVIL_NAME}.json");
+    let (root, info) = (pointer(&[HOSTILE]), pointer(&["info", HOSTILE]));
+
+    let out = run(&["diff", "--base-rules", base, corpus]);
+    assert_eq!(out.code, 0, "{}", excerpt(&out.out));
+    assert_safe(out.stderr, "markdown", "diff: standard error");
+    let md = assert_safe(out.stdout, "markdown", "diff");
+    for shown in [&document, HOSTILE, &root, &info].map(cell_visible) {
+        assert!(md.contains(&shown), "diff: no {shown:?}:\n{md}");
+    }
+
+    let out = run(&["diff", "--base-rules", base, corpus, "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", excerpt(&out.out));
+    assert_safe(out.stderr, "json", "diff --format json: standard error");
+    let stdout = assert_safe(out.stdout, "json", "diff --format json");
+    json_holds(
+        &stdout,
+        "diff --format json",
+        &[&document, HOSTILE, &root, &info],
+    );
+}
+
+#[test]
+fn terminal_controls_in_a_test_report() {
+    let s = Scratch::new();
+    // A fixture of `expected-valid` with two findings and a sidecar expecting none: the report
+    // shows the failed verdict, the sidecar diff and every finding.
+    s.file(
+        &format!("fixtures/expected-valid/{EVIL_NAME}.json"),
+        hostile_document(),
+    );
+    let sidecar = s.file(
+        &format!("fixtures/expected-valid/{EVIL_NAME}.expected.yaml"),
+        "[]\n",
+    );
+    let sidecar = sidecar.to_str().unwrap();
+    let corpus = s.0.path().join("fixtures");
+    let corpus = corpus.to_str().unwrap();
+    let document = format!("{corpus}/expected-valid/{EVIL_NAME}.json");
+    let (root, info) = (pointer(&[HOSTILE]), pointer(&["info", HOSTILE]));
+
+    let out = run(&["test", corpus]);
+    assert_eq!(out.code, 1, "{}", excerpt(&out.out));
+    assert_safe(out.stderr, "test", "test: standard error");
+    let text = assert_safe(out.stdout, "test", "test");
+    // Sidecar lines spell pointers as JSON strings; what JSON leaves raw is escaped.
+    let sidecar_line = |p: &str| visible(&serde_json::to_string(p).unwrap());
+    for shown in [
+        format!("FAIL {}", visible(&document)),
+        format!("--- {} (expected)", visible(sidecar)),
+        sidecar_line(&root),
+        sidecar_line(&info),
+        visible(&root),
+        visible(&info),
+        visible(HOSTILE),
+    ] {
+        assert!(text.contains(&shown), "test: no {shown:?}:\n{text}");
+    }
+
+    let out = run(&["test", corpus, "--format", "json"]);
+    assert_eq!(out.code, 1, "{}", excerpt(&out.out));
+    assert_safe(out.stderr, "json", "test --format json: standard error");
+    let stdout = assert_safe(out.stdout, "json", "test --format json");
+    json_holds(
+        &stdout,
+        "test --format json",
+        &[&document, sidecar, &root, &info],
+    );
+
+    let out = run(&["test", corpus, "--format", "junit"]);
+    assert_eq!(out.code, 1, "{}", excerpt(&out.out));
+    assert_safe(out.stderr, "junit", "test --format junit: standard error");
+    let xml = assert_safe(out.stdout, "junit", "test --format junit");
+    let decoded = well_formed_xml(&xml);
+    for shown in [visible(&document), visible(HOSTILE), sidecar_line(&root)] {
+        assert!(decoded.contains(&shown), "junit: no {shown:?}:\n{xml}");
+    }
+
+    // An unknown rule is named in a warning.
+    let rule = format!("mcpdesc.{EVIL_NAME}");
+    let out = run(&["test", corpus, "--rule", &rule]);
+    assert_safe(out.stdout, "test", "test --rule");
+    let stderr = assert_safe(out.stderr, "test", "test --rule: standard error");
+    assert!(
+        stderr.contains(&format!("no rule `{}`", visible(&rule))),
+        "{stderr}"
+    );
+
+    // The folder verdict still fails, but the sidecar is rewritten and named.
+    let out = run(&["test", corpus, "--bless"]);
+    assert_eq!(out.code, 1, "{}", excerpt(&out.out));
+    let text = assert_safe(out.stdout, "test", "test --bless");
+    let blessed = format!("blessed {} (updated)", visible(sidecar));
+    assert!(text.contains(&blessed), "{text}");
+}
+
+#[test]
+fn terminal_controls_in_a_path_argument() {
+    let s = Scratch::new();
+    let doc = s.file("doc.json", doc_with(""));
+    let doc = doc.to_str().unwrap();
+    let missing = s.0.path().join(EVIL_NAME);
+    let missing = missing.to_str().unwrap();
+    let glob = format!("{missing}/*.json");
+    let empty = s.0.path().join(format!("empty{EVIL_NAME}"));
+    std::fs::create_dir(&empty).expect("mkdir");
+    let empty = empty.to_str().unwrap();
+    for args in [
+        vec!["test", missing],
+        vec!["diff", "--base-rules", missing, doc],
+        vec!["docs", "--rules", missing, "--check"],
+        vec!["rules", "list", "--rules", missing],
+        vec!["rules", "show", EVIL_NAME],
+        vec!["validate", "--rules", missing, doc],
+        vec!["validate", "--config", missing, doc],
+        vec!["validate", "--baseline", missing, doc],
+        vec!["validate", &glob],
+        vec!["validate", empty],
+    ] {
+        let what = args.join(" ");
+        let out = run(&args);
+        assert_eq!(out.code, 2, "{what}: {}", excerpt(&out.out));
+        assert_safe(out.stdout, "stderr", &what);
+        let stderr = assert_safe(out.stderr, "stderr", &format!("{what}: standard error"));
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains(&visible(EVIL_NAME)),
+            "{what}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn terminal_controls_in_a_written_baseline() {
+    let s = Scratch::new();
+    s.file(&format!("corpus/{EVIL_NAME}.json"), hostile_document());
+    let corpus = s.0.path().join("corpus");
+    let corpus = corpus.to_str().unwrap();
+    let baseline = s.0.path().join(format!("baseline{EVIL_NAME}.json"));
+    let baseline = baseline.to_str().unwrap();
+    let missing = s.0.path().join(format!("missing{EVIL_NAME}.json"));
+    let missing = missing.to_str().unwrap();
+    let out = run(&[
+        "validate",
+        corpus,
+        missing,
+        "--baseline",
+        baseline,
+        "--write-baseline",
+    ]);
+    // The missing input fails the run; the findings of the other are recorded.
+    assert_eq!(out.code, 2, "{}", excerpt(&out.out));
+    assert_safe(out.stdout, "stderr", "--write-baseline");
+    let stderr = assert_safe(out.stderr, "stderr", "--write-baseline: standard error");
+    for shown in [
+        format!("recorded 2 findings in {}", visible(baseline)),
+        format!(
+            "{}: error: cannot read {}",
+            visible(missing),
+            visible(missing)
+        ),
+    ] {
+        assert!(stderr.contains(&shown), "no {shown:?}:\n{stderr}");
+    }
+    // The file decodes to the exact text, and shows none of it raw.
+    let file = assert_safe(
+        std::fs::read(baseline).expect("baseline"),
+        "json",
+        "the baseline",
+    );
+    json_holds(
+        &file,
+        "the baseline",
+        &[
+            &format!("corpus/{EVIL_NAME}.json"),
+            &pointer(&[HOSTILE]),
+            &pointer(&["info", HOSTILE]),
+            HOSTILE,
+        ],
+    );
+    // Read back, it still matches the findings it recorded.
+    let out = run(&["validate", corpus, "--baseline", baseline]);
+    assert_eq!(out.code, 0, "{}", excerpt(&out.out));
+    assert!(out.out.contains("2 in the baseline"), "{}", out.out);
+}
+
+/// The files below `dir`, recursively.
+fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read_dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_below(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn terminal_controls_in_rule_pages() {
+    let s = Scratch::new();
+    let dir = rules_dir(&s, &[("hostile.yaml", HOSTILE_RULE.as_bytes())]);
+    let dir = dir.to_str().unwrap();
+    let pages = s.0.path().join(format!("pages{EVIL_NAME}"));
+    let out = run(&["docs", "--rules", dir, "--out", pages.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", excerpt(&out.out));
+    assert_safe(out.stderr, "stderr", "docs: standard error");
+    let text = assert_safe(out.stdout, "stderr", "docs");
+    let shown = visible(pages.to_str().unwrap());
+    assert!(text.contains(&format!("wrote {shown}/")), "{text}");
+
+    // A committed page that differs on its first line: the diff quotes the page's front
+    // matter, which holds the rule's title.
+    let page = files_below(&pages)
+        .into_iter()
+        .find(|p| p.ends_with("mcpdesc.info.description-present.md"))
+        .expect("the rule's page");
+    let committed = std::fs::read_to_string(&page).expect("page");
+    std::fs::write(&page, format!("x{committed}")).expect("write");
+    let out = run(&[
+        "docs",
+        "--rules",
+        dir,
+        "--out",
+        pages.to_str().unwrap(),
+        "--check",
+    ]);
+    assert_eq!(out.code, 1, "{}", excerpt(&out.out));
+    assert_safe(out.stderr, "stderr", "docs --check: standard error");
+    let text = assert_safe(out.stdout, "text", "docs --check");
+    assert!(text.contains(&format!("stale: {shown}/")), "{text}");
+    assert!(text.contains("the \\u001b[31mserver\\u{202e}"), "{text}");
 }

@@ -146,6 +146,17 @@ impl Document {
     pub fn position(&self, pointer: &str) -> Position {
         self.spans.position(&self.value, pointer)
     }
+
+    /// The value and key positions of the node at `pointer`, when it resolves.
+    pub fn node_positions(&self, pointer: &str) -> Option<(Position, Position)> {
+        self.spans.node_positions(&self.value, pointer)
+    }
+
+    /// The pointer of the innermost node that starts at or before `pos` (see
+    /// [`SpanTree::pointer_at`]).
+    pub fn pointer_at(&self, pos: Position) -> String {
+        self.spans.pointer_at(&self.value, pos)
+    }
 }
 
 /// Reads at most `limit + 1` bytes of the file at `path` (so an oversized file is refused

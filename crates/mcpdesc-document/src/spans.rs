@@ -225,6 +225,69 @@ impl SpanTree {
         }
     }
 
+    /// The value and key positions of the node at `pointer`, when it resolves (the key is
+    /// [`Position::UNKNOWN`] for array elements and the root).
+    pub fn node_positions(&self, value: &Value, ptr: &str) -> Option<(Position, Position)> {
+        let (value_pos, key_pos, exact) = self.locate(value, ptr);
+        (exact && value_pos.line != 0).then_some((value_pos, key_pos))
+    }
+
+    /// The pointer of the innermost node whose text starts at or before `pos`: descending
+    /// from the root, the last child (by its key, or its value when it has none) that starts
+    /// no later than `pos`. Editors ask this of a cursor position.
+    pub fn pointer_at(&self, value: &Value, pos: Position) -> String {
+        let mut out = String::new();
+        let mut node_id = 0u32;
+        let mut value = value;
+        if self.nodes.is_empty() {
+            return out;
+        }
+        loop {
+            let count = match value {
+                Value::Object(map) => map.len(),
+                Value::Array(items) => items.len(),
+                _ => return out,
+            };
+            let start = |child: u32| {
+                let n = &self.nodes[child as usize];
+                if n.key.line != 0 {
+                    n.key
+                } else {
+                    n.value
+                }
+            };
+            let mut chosen = None;
+            for index in 0..count {
+                let Some(child) = self.child(node_id, index) else {
+                    break;
+                };
+                if start(child) <= pos {
+                    chosen = Some((index, child));
+                } else {
+                    break;
+                }
+            }
+            let Some((index, child)) = chosen else {
+                return out;
+            };
+            match value {
+                Value::Object(map) => {
+                    let Some((k, v)) = map.iter().nth(index) else {
+                        return out;
+                    };
+                    pointer::push_token(&mut out, k);
+                    value = v;
+                }
+                Value::Array(items) => {
+                    pointer::push_index(&mut out, index);
+                    value = &items[index];
+                }
+                _ => return out,
+            }
+            node_id = child;
+        }
+    }
+
     fn locate(&self, value: &Value, ptr: &str) -> (Position, Position, bool) {
         let Some(root) = self.nodes.first() else {
             return (Position::UNKNOWN, Position::UNKNOWN, false);

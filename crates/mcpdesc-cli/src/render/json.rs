@@ -4,7 +4,7 @@ use anyhow::Result;
 use mcpdesc_core::{Diagnostic, LoadFailure};
 use serde::Serialize;
 
-use super::{FileResult, RenderContext};
+use super::{safe, FileResult, RenderContext};
 
 #[derive(Serialize)]
 struct JsonReport<'a> {
@@ -62,5 +62,5 @@ pub fn json(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<String> {
         files,
         profile: ctx.profile(),
     };
-    Ok(serde_json::to_string_pretty(&report)? + "\n")
+    Ok(safe::to_json_pretty(&report)? + "\n")
 }

@@ -2,9 +2,16 @@
 
 use std::fmt::Write as _;
 
+use super::safe::{self, escape};
 use super::{versions_suffix, FileResult, RenderContext};
 
-/// Escapes text for XML content and attribute values.
+/// Escapes text for XML content and attribute values; newlines become `&#10;` so that they
+/// survive in attributes.
+///
+/// XML 1.0 cannot carry most C0 controls, U+FFFE or U+FFFF at all, not even as character
+/// references, so they take the visible form of [`safe`]. So do the other unsafe characters
+/// (C1 and bidirectional controls, U+2028/U+2029), although XML could carry them: CI
+/// dashboards and terminals show the decoded text to people, and there they must not act.
 pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -15,11 +22,19 @@ pub(crate) fn esc(s: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             '\n' => out.push_str("&#10;"),
-            c if (c as u32) < 0x20 && c != '\t' => {}
+            '\t' => out.push('\t'),
+            c if safe::is_unsafe(c) || matches!(c, '\u{fffe}' | '\u{ffff}') => {
+                safe::push_escaped(&mut out, c);
+            }
             c => out.push(c),
         }
     }
     out
+}
+
+/// Document-derived text on one line: its own newlines are shown, not kept.
+fn line(s: &str) -> String {
+    esc(&escape(s))
 }
 
 /// Findings at or above the fail-on level are `<failure>`s, load failures `<error>`s, the
@@ -31,7 +46,7 @@ pub fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     for r in results {
         let mut cases = String::new();
         let (mut t, mut f, mut e) = (0usize, 0usize, 0usize);
-        let path = esc(&r.path);
+        let path = line(&r.path);
         if let Some(le) = r.unclaimed_load_error() {
             t += 1;
             e += 1;
@@ -40,32 +55,32 @@ pub fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
                 "    <testcase classname=\"{path}\" name=\"{}\">\n      <error type=\"{}\" message=\"{}\">{path}:{}:{}: {}</error>\n    </testcase>",
                 esc(le.code),
                 esc(le.code),
-                esc(&le.message),
+                line(&le.message),
                 le.line,
                 le.column,
-                esc(&le.message)
+                line(&le.message)
             );
         }
         for d in &r.diagnostics {
             t += 1;
             let name = if d.pointer.is_empty() {
-                format!("{} at (root)", d.rule)
+                format!("{} at (root)", escape(&d.rule))
             } else {
-                format!("{} at {}", d.rule, d.pointer)
+                format!("{} at {}", escape(&d.rule), escape(&d.pointer))
             };
             let detail = format!(
                 "{}:{}:{}: {}[{}] {}{}",
-                r.path,
+                escape(&r.path),
                 d.line,
                 d.column,
                 d.severity.as_str(),
-                d.rule,
-                d.message,
+                escape(&d.rule),
+                escape(&d.message),
                 versions_suffix(d)
             );
             let url = ctx
                 .doc_url(r, &d.rule)
-                .map(|u| format!("&#10;{}", esc(&u)))
+                .map(|u| format!("&#10;{}", line(&u)))
                 .unwrap_or_default();
             if d.severity >= ctx.fail_on {
                 f += 1;
@@ -74,7 +89,7 @@ pub fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
                     "    <testcase classname=\"{path}\" name=\"{}\">\n      <failure type=\"{}\" message=\"{}\">{}{url}</failure>\n    </testcase>",
                     esc(&name),
                     d.severity.as_str(),
-                    esc(&d.message),
+                    line(&d.message),
                     esc(&detail)
                 );
             } else {
@@ -102,4 +117,23 @@ pub fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcpdesc\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">\n{suites}</testsuites>\n"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{esc, line};
+
+    #[test]
+    fn markup_and_unwritable_characters_are_escaped() {
+        assert_eq!(
+            esc("<a b=\"c\" d='e'>&"),
+            "&lt;a b=&quot;c&quot; d=&apos;e&apos;&gt;&amp;"
+        );
+        assert_eq!(esc("a\nb\tc"), "a&#10;b\tc");
+        assert_eq!(
+            esc("\0\u{1b}\r\u{fffe}\u{ffff}\u{9b}\u{202e}"),
+            "\\u{0}\\u{1b}\\u{d}\\u{fffe}\\u{ffff}\\u{9b}\\u{202e}"
+        );
+        assert_eq!(line("a\nb<"), "a\\u{a}b&lt;");
+    }
 }

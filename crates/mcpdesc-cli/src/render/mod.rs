@@ -1,10 +1,13 @@
 //! Turning validation results and catalogues into text, JSON, SARIF, GitHub annotations and
-//! JUnit XML. Every renderer returns a `String`; nothing here writes to a terminal.
+//! JUnit XML. Every renderer returns a `String`; nothing here writes to a terminal. Text taken
+//! from documents, paths and rule files goes out through [`safe`], so that it cannot drive the
+//! reader's terminal or disguise itself.
 
 mod github;
 mod json;
 pub(crate) mod junit;
 pub mod rules;
+pub(crate) mod safe;
 mod sarif;
 mod text;
 
@@ -215,7 +218,7 @@ pub(crate) fn versions_suffix(d: &Diagnostic) -> String {
     if d.versions.is_empty() {
         String::new()
     } else {
-        format!(" (MCP {})", d.versions.join(", "))
+        format!(" (MCP {})", safe::escape(&d.versions.join(", ")))
     }
 }
 

@@ -7,6 +7,7 @@ use mcpdesc_core::rules::file::Applicability;
 use mcpdesc_core::{Catalogue, Rule};
 use serde_json::{json, Value};
 
+use super::safe::{self, escape, escape_multiline};
 use super::DocUrls;
 use crate::cli::Format;
 
@@ -64,7 +65,7 @@ pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> 
                 "rules": rules,
                 "retired": retired,
             });
-            Ok(serde_json::to_string_pretty(&out)? + "\n")
+            Ok(safe::to_json_pretty(&out)? + "\n")
         }
         Format::Text => {
             let headers = ["ID", "OWNER", "LEVEL", "SEVERITY", "SURFACE", "TITLE"];
@@ -72,13 +73,14 @@ pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> 
                 .iter()
                 .map(|r| {
                     [
-                        r.def.id.clone(),
-                        r.def.owner.as_str().to_owned(),
-                        r.def.level.as_str().to_owned(),
-                        r.severity.as_str().to_owned(),
-                        r.def.surface.clone(),
-                        r.def.title.clone(),
+                        r.def.id.as_str(),
+                        r.def.owner.as_str(),
+                        r.def.level.as_str(),
+                        r.severity.as_str(),
+                        r.def.surface.as_str(),
+                        r.def.title.as_str(),
                     ]
+                    .map(|cell| escape(cell).into_owned())
                 })
                 .collect();
             let mut widths = headers.map(str::len);
@@ -113,7 +115,7 @@ pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> 
 /// Indents every line of `text` by `n` spaces, wrapping nothing.
 fn indented(text: &str, n: usize) -> String {
     let pad = " ".repeat(n);
-    text.trim()
+    escape_multiline(text.trim())
         .lines()
         .map(|l| {
             if l.trim().is_empty() {
@@ -130,13 +132,14 @@ fn indented(text: &str, n: usize) -> String {
 pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
     let d = &rule.def;
     let mut o = String::new();
-    let _ = writeln!(o, "{}", d.id);
-    let _ = writeln!(o, "{}", "=".repeat(d.id.chars().count()));
-    let _ = writeln!(o, "{}\n", d.title.trim());
+    let id = escape(&d.id);
+    let _ = writeln!(o, "{id}");
+    let _ = writeln!(o, "{}", "=".repeat(id.chars().count()));
+    let _ = writeln!(o, "{}\n", escape(d.title.trim()));
     let _ = writeln!(o, "{}\n", indented(&d.description, 0));
     let _ = writeln!(o, "Requirement:\n{}\n", indented(&d.requirement, 2));
     let field = |o: &mut String, k: &str, v: &str| {
-        let _ = writeln!(o, "  {k:<16}{v}");
+        let _ = writeln!(o, "  {k:<16}{}", escape(v));
     };
     let _ = writeln!(o, "Metadata:");
     field(&mut o, "owner", d.owner.as_str());
@@ -181,7 +184,8 @@ pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
     let _ = writeln!(
         o,
         "\nBased on (tier {}): {}",
-        d.based_on.tier, d.based_on.label
+        d.based_on.tier,
+        escape(&d.based_on.label)
     );
     let _ = writeln!(o, "{}", indented(&d.based_on.detail, 2));
     for s in &d.based_on.sources {
@@ -190,14 +194,14 @@ pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
             .as_deref()
             .map(|u| format!(" <{u}>"))
             .unwrap_or_default();
-        let _ = writeln!(o, "  - {}{url}", s.text.trim());
+        let _ = writeln!(o, "  - {}", escape(&format!("{}{url}", s.text.trim())));
     }
 
     let _ = writeln!(o, "\nApplicability:");
     let width = cat
         .versions
         .iter()
-        .map(|(_, n)| n.len())
+        .map(|(_, n)| escape(n).chars().count())
         .max()
         .unwrap_or(7)
         .max(7);
@@ -211,17 +215,20 @@ pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
             Some(Applicability::NotApplicable) => "not applicable",
             None => "(not stated)",
         };
-        let _ = writeln!(o, "  {name:<width$}  {text}");
+        let _ = writeln!(o, "  {:<width$}  {text}", escape(name));
     }
 
-    let _ = writeln!(o, "\nMessage:\n  {}", d.message.trim());
+    let _ = writeln!(o, "\nMessage:\n  {}", escape(d.message.trim()));
     if let Some(help) = &d.help {
         let _ = writeln!(o, "\nHelp:\n{}", indented(help, 2));
+    }
+    if let Some(fix) = &d.fix {
+        let _ = writeln!(o, "\nFix offered by editors:\n  {}", fix.kind.describe());
     }
     if !d.notes.is_empty() {
         let _ = writeln!(o, "\nNotes:");
         for n in &d.notes {
-            let _ = writeln!(o, "  - {}", n.trim());
+            let _ = writeln!(o, "  - {}", escape_multiline(n.trim()));
         }
     }
     let _ = writeln!(o, "\nExamples:");
@@ -234,11 +241,11 @@ pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
     ] {
         for e in list {
             let pointer = if e.pointer.is_empty() {
-                "(root)"
+                "(root)".into()
             } else {
-                &e.pointer
+                escape(&e.pointer)
             };
-            let _ = writeln!(o, "  {label:<8}{}  at {pointer}", e.fixture);
+            let _ = writeln!(o, "  {label:<8}{}  at {pointer}", escape(&e.fixture));
         }
     }
     o

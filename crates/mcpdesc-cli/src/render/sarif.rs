@@ -7,7 +7,7 @@ use anyhow::Result;
 use mcpdesc_core::{Catalogue, Diagnostic, Rule, Severity};
 use serde_json::{json, Map, Value};
 
-use super::{is_absolute_uri, FileResult, RenderContext};
+use super::{is_absolute_uri, safe, FileResult, RenderContext};
 use crate::suppress::CLI_RULES;
 
 const SCHEMA: &str =
@@ -186,5 +186,5 @@ pub fn sarif(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<String> 
             "properties": {"profile": ctx.profile()},
         }],
     });
-    Ok(serde_json::to_string_pretty(&log)? + "\n")
+    Ok(safe::to_json_pretty(&log)? + "\n")
 }

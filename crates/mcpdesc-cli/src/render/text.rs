@@ -6,10 +6,12 @@ use std::fmt::Write as _;
 use anstyle::{AnsiColor, Style};
 use mcpdesc_core::{Diagnostic, Severity};
 
-use super::{plural, versions_suffix, FileResult, RenderContext, Totals};
+mod excerpt;
 
-/// Lines of context shown above and below the line of a finding.
-const CONTEXT: u32 = 1;
+use excerpt::excerpt;
+
+use super::safe::{escape, escape_multiline};
+use super::{plural, versions_suffix, FileResult, RenderContext, Totals};
 
 struct Palette {
     path: Style,
@@ -80,10 +82,11 @@ pub fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
             .map(|s| s.lines().collect())
             .unwrap_or_default();
         if let Some(e) = r.unclaimed_load_error() {
+            let path = escape(&r.path);
             let at = if e.line > 0 {
-                format!("{}:{}:{}", r.path, e.line, e.column)
+                format!("{path}:{}:{}", e.line, e.column)
             } else {
-                r.path.clone()
+                path.into_owned()
             };
             let _ = writeln!(
                 out,
@@ -91,7 +94,7 @@ pub fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
                 paint(p.path, &at),
                 paint(p.error, "error"),
                 paint(p.rule, e.code),
-                e.message
+                escape(&e.message)
             );
             if e.line > 0 {
                 excerpt(&mut out, &p, &lines, e.line, e.column, is_yaml(&r.path));
@@ -115,18 +118,19 @@ fn diagnostic(
     d: &Diagnostic,
     ctx: &RenderContext,
 ) {
+    let path = escape(&r.path);
     let at = if d.line > 0 {
-        format!("{}:{}:{}", r.path, d.line, d.column)
+        format!("{path}:{}:{}", d.line, d.column)
     } else {
-        r.path.clone()
+        path.into_owned()
     };
     let _ = writeln!(
         out,
         "{}: {}[{}] {}{}",
         paint(p.path, &at),
         paint(p.severity(d.severity), d.severity.as_str()),
-        paint(p.rule, &d.rule),
-        d.message,
+        paint(p.rule, &escape(&d.rule)),
+        escape(&d.message),
         versions_suffix(d)
     );
     let gutter = if d.line > 0 {
@@ -141,9 +145,9 @@ fn diagnostic(
             "{pad} {} pointer: {}",
             paint(p.gutter, "="),
             if d.pointer.is_empty() {
-                "(root)"
+                "(root)".into()
             } else {
-                &d.pointer
+                escape(&d.pointer)
             }
         );
     }
@@ -154,15 +158,16 @@ fn diagnostic(
             "{pad} {} {} {}",
             paint(p.gutter, "="),
             paint(p.note, "help:"),
-            help.trim()
+            escape_multiline(help.trim())
         );
     }
     if let Some(url) = ctx.doc_url(r, &d.rule) {
         let _ = writeln!(
             out,
-            "{pad} {} {} {url}",
+            "{pad} {} {} {}",
             paint(p.gutter, "="),
-            paint(p.note, "docs:")
+            paint(p.note, "docs:"),
+            escape(&url)
         );
     }
 }
@@ -170,100 +175,6 @@ fn diagnostic(
 fn is_yaml(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     lower.ends_with(".yaml") || lower.ends_with(".yml")
-}
-
-/// Writes the lines (of `lines`, the source) around `line` with a caret under the node at `column`; returns the gutter
-/// width used (0 when the line is not in `src`).
-fn excerpt(
-    out: &mut String,
-    p: &Palette,
-    lines: &[&str],
-    line: u32,
-    column: u32,
-    yaml: bool,
-) -> usize {
-    let idx = line as usize;
-    if idx == 0 || idx > lines.len() {
-        return 0;
-    }
-    let first = line.saturating_sub(CONTEXT).max(1);
-    let last = (line + CONTEXT).min(lines.len() as u32);
-    let width = last.to_string().len();
-    let bar = paint(p.gutter, "|");
-    let _ = writeln!(out, "{} {bar}", " ".repeat(width));
-    for n in first..=last {
-        let text = lines[n as usize - 1].trim_end_matches('\r');
-        let num = paint(p.gutter, &format!("{n:>width$}"));
-        if text.is_empty() {
-            let _ = writeln!(out, "{num} {bar}");
-        } else {
-            let _ = writeln!(out, "{num} {bar} {text}");
-        }
-        if n == line {
-            let (indent, len) = caret(text, column, yaml);
-            let _ = writeln!(
-                out,
-                "{} {bar} {indent}{}",
-                " ".repeat(width),
-                paint(p.error, &"^".repeat(len))
-            );
-        }
-    }
-    width
-}
-
-/// The whitespace before column `column` (tabs kept so the caret lines up) and the width of
-/// the token that starts there.
-fn caret(line: &str, column: u32, yaml: bool) -> (String, usize) {
-    let chars: Vec<char> = line.chars().collect();
-    let start = (column.max(1) as usize - 1).min(chars.len());
-    let indent: String = chars[..start]
-        .iter()
-        .map(|&c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
-    let rest = &chars[start..];
-    let len = match rest.first() {
-        None => 1,
-        Some(&q @ ('"' | '\'')) => {
-            let mut i = 1;
-            let mut escaped = false;
-            while i < rest.len() {
-                let c = rest[i];
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' && q == '"' {
-                    escaped = true;
-                } else if c == q {
-                    break;
-                }
-                i += 1;
-            }
-            (i + 1).min(rest.len())
-        }
-        Some('{' | '[') => 1,
-        Some(_) => {
-            let in_flow = chars[..start].iter().any(|&c| c == '[' || c == '{');
-            let mut i = 0;
-            while i < rest.len() {
-                let c = rest[i];
-                let next = rest.get(i + 1).copied();
-                let stop = if yaml {
-                    (c == ':' && next.is_none_or(|n| n == ' '))
-                        || (c == ' ' && next == Some('#'))
-                        || (in_flow && matches!(c, ',' | ']' | '}'))
-                } else {
-                    c.is_whitespace() || matches!(c, ',' | ']' | '}' | ':')
-                };
-                if stop {
-                    break;
-                }
-                i += 1;
-            }
-            let token: String = rest[..i].iter().collect();
-            token.trim_end().chars().count().max(1)
-        }
-    };
-    (indent, len)
 }
 
 /// `Checked 3 files: 2 invalid, 4 errors, 1 warning; 2 suppressed.`, naming the strict profile.
@@ -295,21 +206,4 @@ pub fn summary(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     }
     s.push('.');
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::caret;
-
-    #[test]
-    fn caret_spans_the_token() {
-        assert_eq!(
-            caret(r#"  "mode": "url","#, 11, false),
-            ("          ".into(), 5)
-        );
-        assert_eq!(caret("  name: My Server # x", 9, true).1, 9);
-        assert_eq!(caret("  - {a: 1}", 5, true).1, 1);
-        assert_eq!(caret("\tx: 1", 2, true), ("\t".into(), 1));
-        assert_eq!(caret("", 3, false), (String::new(), 1));
-    }
 }

@@ -497,6 +497,12 @@ impl<'a> Ctx<'a> {
                     .join(", ")
             ));
         }
+        if let Some(fix) = &d.fix {
+            details.push(format!(
+                "**Fix offered by editors:** {}",
+                fix.kind.describe()
+            ));
+        }
         let _ = writeln!(o, "{}", details.join("  \n"));
 
         let _ = writeln!(o, "\n## Release history\n");

@@ -351,6 +351,37 @@ pub struct RuleDef {
     /// How to fix a finding, shown after the message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// An edit that editors offer for a finding (`docs/rule-format.md`, "Fixes").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<FixDef>,
+}
+
+/// An edit that resolves a finding of a rule, offered by editors as a code action.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FixDef {
+    pub kind: FixKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum FixKind {
+    /// Narrow the scope of the nearest declaration that encloses the finding (its
+    /// `scope.member` list, added when it has none) to the versions of its current scope
+    /// that the finding does not concern. Offered only when some version remains.
+    NarrowScope,
+}
+
+impl FixKind {
+    /// What the edit does, in one sentence, for rule listings.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FixKind::NarrowScope => {
+                "narrow the scope of the enclosing declaration to the versions the finding does \
+                 not concern"
+            }
+        }
+    }
 }
 
 #[derive(

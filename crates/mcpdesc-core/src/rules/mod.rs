@@ -22,7 +22,7 @@ use crate::path::JsonPath;
 use crate::relpath::RelPath;
 use crate::versions::{VersionList, VersionSet};
 
-pub use file::{Applicability, RuleDef, Severity};
+pub use file::{Applicability, FixDef, FixKind, RuleDef, Severity};
 pub use load::{RuleLoadError, RuleProblem, RuleSet, Text};
 pub use releases::{CatalogueSet, Release, RetiredRule, RuleHistory, SpecVersionReq};
 
@@ -77,6 +77,13 @@ impl Catalogue {
             .find(|a| a.version == rule.history.defined_in)?
             .fixtures
             .clone()
+    }
+
+    /// The effective protocol-version scope of every declaration of a description whose
+    /// value is `root`, by the catalogue's scope model (as the evaluator computes it before
+    /// references are substituted).
+    pub fn scopes(&self, root: &serde_json::Value) -> crate::eval::scope::ScopeMap {
+        crate::eval::scope::ScopeMap::compute(root, &self.scope, &self.versions)
     }
 
     /// The rules this release defines itself (added or replaced here): the rules whose

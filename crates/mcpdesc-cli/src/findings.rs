@@ -1,0 +1,118 @@
+//! What a user sees of one document: the engine's findings after configuration ignores,
+//! in-document suppressions and the strict profile. `validate` and the language server
+//! both go through here, so an editor shows exactly what CI reports.
+
+use std::path::Path;
+
+use mcpdesc_core::{Catalogue, Diagnostic, Document, Format, Limits, Selection, Severity};
+
+use crate::config::Config;
+use crate::suppress;
+
+/// The rules and protocol versions a run covers: `select` and `ignore` patterns, and the
+/// protocol versions named (every version when none is).
+pub fn selection(
+    cat: &Catalogue,
+    select: &[String],
+    ignore: &[String],
+    versions: &[String],
+) -> Result<Selection, String> {
+    let mut set = None;
+    for v in versions {
+        let Some(v) = cat.versions.parse(v) else {
+            let known: Vec<&str> = cat.versions.iter().map(|(_, n)| n).collect();
+            return Err(format!(
+                "unknown protocol version `{v}`; known versions: {}",
+                known.join(", ")
+            ));
+        };
+        set.get_or_insert(mcpdesc_core::versions::VersionSet::EMPTY)
+            .insert(v);
+    }
+    Ok(Selection {
+        select: select.to_vec(),
+        ignore: ignore.to_vec(),
+        versions: set,
+        ..Selection::default()
+    })
+}
+
+/// The user's choices that act on findings after the engine ran.
+pub struct Policy<'a> {
+    pub catalogue: &'a Catalogue,
+    pub selection: &'a Selection,
+    pub config: Option<&'a Config>,
+    pub strict: bool,
+}
+
+impl Policy<'_> {
+    /// Applies the policy to the findings of the document at `abs` whose text is `text`;
+    /// returns how many findings were silenced.
+    pub fn apply(
+        &self,
+        diagnostics: &mut Vec<Diagnostic>,
+        abs: &Path,
+        text: Option<&str>,
+        format: Format,
+        limits: &Limits,
+    ) -> usize {
+        let mut suppressed = 0;
+        // Configuration ignores act as if the rule had not run for this path.
+        if let Some(c) = self.config {
+            let before = diagnostics.len();
+            diagnostics.retain(|d| !c.ignores(abs, &d.rule));
+            suppressed += before - diagnostics.len();
+        }
+        // Only documents that mention the extension are read a second time.
+        let doc = text
+            .filter(|src| src.contains(suppress::SUPPRESS_KEY))
+            .and_then(|src| Document::parse_str(src, format, limits).ok());
+        if let Some(doc) = &doc {
+            suppressed += self.suppress(diagnostics, doc);
+            if let Some(c) = self.config {
+                diagnostics.retain(|d| !c.ignores(abs, &d.rule));
+            }
+            diagnostics.sort_by(|a, b| {
+                (a.line, a.column, &a.pointer, &a.rule, &a.message)
+                    .cmp(&(b.line, b.column, &b.pointer, &b.rule, &b.message))
+            });
+        }
+        if self.strict {
+            for d in diagnostics.iter_mut() {
+                if d.severity == Severity::Warning {
+                    d.severity = Severity::Error;
+                }
+            }
+        }
+        suppressed
+    }
+
+    /// Applies the document's `x-mcpdesc-suppress` entries and reports malformed and unused
+    /// ones, under the command line's own rule ids when those are selected.
+    fn suppress(&self, diagnostics: &mut Vec<Diagnostic>, doc: &Document) -> usize {
+        let cat = self.catalogue;
+        let selection = self.selection;
+        // Suppressions of rules that cannot fire in this run are not reported as unused.
+        let could_fire = |pattern: &str| {
+            selection.versions.is_none()
+                && cat
+                    .rules
+                    .iter()
+                    .any(|r| suppress::rule_matches(pattern, r.id()) && selection.includes(r.id()))
+        };
+        let known = |pattern: &str| {
+            cat.rules
+                .iter()
+                .any(|r| suppress::rule_matches(pattern, r.id()))
+        };
+        let (mut sups, problems) = suppress::parse(doc);
+        let silenced = suppress::apply(diagnostics, &mut sups);
+        if selection.includes(suppress::INVALID) {
+            diagnostics.extend(problems);
+        }
+        if selection.includes(suppress::UNUSED) {
+            diagnostics.extend(suppress::unused(doc, &sups, could_fire, known));
+        }
+        silenced
+    }
+}

@@ -1,0 +1,519 @@
+//! `mcpdesc server`: the Language Server Protocol over standard input and output.
+//!
+//! One thread reads messages (the `lsp-server` crate's), this module's loop answers them,
+//! and one worker validates. The loop never validates: it keeps each open document's text,
+//! hands the worker the newest version once edits pause, and publishes what comes back
+//! when it is still current. Hovers, code actions and references are answered from the
+//! last checked version, so they never wait for a validation.
+
+mod actions;
+mod diagnostics;
+mod edits;
+mod hover;
+mod links;
+mod locate;
+mod references;
+mod settings;
+mod text;
+mod watch;
+mod worker;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result};
+use crossbeam_channel::{select, Receiver, Sender};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_types::notification::{self as notif, Notification as _};
+use lsp_types::request::{self as req, Request as _};
+use lsp_types::{
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, HoverProviderCapability,
+    InitializeParams, MessageType, OneOf, PositionEncodingKind, PublishDiagnosticsParams,
+    ServerCapabilities, ServerInfo, ShowMessageParams, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, Uri,
+};
+use serde_json::Value;
+
+use crate::config::{self, Config};
+use settings::{EditorOptions, StartupOptions};
+use text::Text;
+use worker::{CheckJob, Checked, Job, RuleError};
+
+/// Arguments of `mcpdesc server`.
+#[derive(Debug, clap::Args)]
+pub struct ServerArgs {
+    #[command(flatten)]
+    pub rules: crate::cli::RulesArgs,
+    /// Use this configuration file for every document instead of discovering `mcpdesc.toml`.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Ignore every `mcpdesc.toml`.
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+    /// How long at most an edit in a burst waits for the burst to pause before the document
+    /// is checked again, in milliseconds (never longer than the document's last check took);
+    /// an edit after a longer pause is checked at once.
+    #[arg(long, value_name = "MS", default_value_t = 150)]
+    pub debounce_ms: u64,
+    /// Talk over standard input and output (the only transport; accepted for editors that
+    /// pass it).
+    #[arg(long)]
+    pub stdio: bool,
+    #[command(flatten)]
+    pub limits: crate::limit_args::LimitArgs,
+}
+
+/// Runs the server until the client asks it to exit.
+pub fn run(args: ServerArgs) -> Result<ExitCode> {
+    let explicit = match &args.config {
+        Some(path) => Some(Arc::new(Config::load(path)?)),
+        None => None,
+    };
+    // Fail before talking to the editor when the command line's own rules are broken.
+    crate::cli::engine(&args.rules.rules, args.rules.spec_version.as_deref())?;
+
+    let (connection, io_threads) = Connection::stdio();
+    let capabilities = serde_json::to_value(capabilities())?;
+    let init = connection
+        .initialize_start()
+        .context("waiting for `initialize`")?;
+    let (id, params) = init;
+    let params: InitializeParams =
+        serde_json::from_value(params).context("reading `initialize`")?;
+    let result = serde_json::json!({
+        "capabilities": capabilities,
+        "serverInfo": ServerInfo {
+            name: "mcpdesc".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+        },
+    });
+    connection
+        .initialize_finish(id, result)
+        .context("answering `initialize`")?;
+
+    let editor: EditorOptions = params
+        .initialization_options
+        .clone()
+        .and_then(|o| serde_json::from_value(o).ok())
+        .unwrap_or_default();
+    let root = workspace_root(&params);
+    let debounce = Duration::from_millis(editor.debounce_ms.unwrap_or(args.debounce_ms));
+    let startup = Arc::new(StartupOptions {
+        rules: args
+            .rules
+            .rules
+            .iter()
+            .map(|d| config::absolute(d))
+            .collect(),
+        spec_version: args.rules.spec_version.clone(),
+        config: explicit,
+        no_config: args.no_config,
+        root,
+        limits: args.limits.limits(),
+        debounce,
+        editor,
+    });
+
+    let (jobs_tx, jobs_rx) = crossbeam_channel::unbounded();
+    let (results_tx, results_rx) = crossbeam_channel::unbounded();
+    let worker = worker::spawn(startup.clone(), jobs_rx, results_tx);
+    let (watch, watch_events) = watch::Watch::new();
+    let mut server = Server {
+        sender: connection.sender.clone(),
+        startup,
+        docs: HashMap::new(),
+        jobs: jobs_tx,
+        watch,
+        reload_at: None,
+        shown_errors: HashSet::new(),
+        rule_file_diagnostics: HashSet::new(),
+    };
+    server.main_loop(&connection, &results_rx, &watch_events)?;
+    drop(server);
+    let _ = worker.join();
+    drop(connection);
+    io_threads.join()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(PositionEncodingKind::UTF16),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..CodeActionOptions::default()
+        })),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        ..ServerCapabilities::default()
+    }
+}
+
+#[allow(deprecated)]
+fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
+    let uri = params
+        .workspace_folders
+        .as_ref()
+        .and_then(|f| f.first())
+        .map(|f| f.uri.clone())
+        .or_else(|| params.root_uri.clone())?;
+    path_of(&uri)
+}
+
+/// The file a `file:` URI names.
+pub(crate) fn path_of(uri: &Uri) -> Option<PathBuf> {
+    url::Url::parse(uri.as_str()).ok()?.to_file_path().ok()
+}
+
+/// An open document.
+struct Open {
+    version: i32,
+    text: Arc<Text>,
+    path: Option<PathBuf>,
+    name: String,
+    last_edit: Option<Instant>,
+    /// When the current text is to be handed to the worker.
+    due: Option<Instant>,
+    /// The last version checked and published.
+    checked: Option<Checked>,
+}
+
+struct Server {
+    sender: Sender<Message>,
+    startup: Arc<StartupOptions>,
+    docs: HashMap<Uri, Open>,
+    jobs: Sender<Job>,
+    watch: watch::Watch,
+    reload_at: Option<Instant>,
+    /// Rule-loading errors already shown as messages.
+    shown_errors: HashSet<String>,
+    /// Rule files that carry diagnostics of a failed load.
+    rule_file_diagnostics: HashSet<Uri>,
+}
+
+/// How long file events must pause before the rules are reloaded: saving a file can be
+/// several events.
+const RELOAD_DELAY: Duration = Duration::from_millis(100);
+
+impl Server {
+    fn main_loop(
+        &mut self,
+        connection: &Connection,
+        results: &Receiver<Checked>,
+        watch_events: &Receiver<()>,
+    ) -> Result<()> {
+        loop {
+            let deadline = self
+                .docs
+                .values()
+                .filter_map(|d| d.due)
+                .chain(self.reload_at)
+                .min();
+            let timer = match deadline {
+                Some(at) => crossbeam_channel::at(at),
+                None => crossbeam_channel::never(),
+            };
+            select! {
+                recv(connection.receiver) -> msg => {
+                    let Ok(msg) = msg else { return Ok(()) };
+                    match msg {
+                        Message::Request(r) => {
+                            if connection.handle_shutdown(&r)? {
+                                return Ok(());
+                            }
+                            self.on_request(r);
+                        }
+                        Message::Notification(n) => {
+                            if n.method == notif::Exit::METHOD {
+                                return Ok(());
+                            }
+                            self.on_notification(n);
+                        }
+                        Message::Response(_) => {}
+                    }
+                }
+                recv(results) -> checked => match checked {
+                    Ok(checked) => self.on_checked(checked),
+                    Err(_) => anyhow::bail!("the validation thread stopped"),
+                },
+                recv(watch_events) -> _ => {
+                    self.reload_at = Some(Instant::now() + RELOAD_DELAY);
+                }
+                recv(timer) -> _ => {}
+            }
+            self.dispatch();
+        }
+    }
+
+    /// Hands the worker every document whose pause is over, and reloads when due.
+    fn dispatch(&mut self) {
+        let now = Instant::now();
+        if self.reload_at.is_some_and(|at| at <= now) {
+            self.reload_at = None;
+            let _ = self.jobs.send(Job::Reload);
+            for doc in self.docs.values_mut() {
+                doc.due = Some(now);
+            }
+        }
+        for (uri, doc) in &mut self.docs {
+            if doc.due.is_some_and(|at| at <= now) {
+                doc.due = None;
+                let _ = self.jobs.send(Job::Check(CheckJob {
+                    uri: uri.clone(),
+                    version: doc.version,
+                    text: doc.text.clone(),
+                    path: doc.path.clone(),
+                    name: doc.name.clone(),
+                }));
+            }
+        }
+    }
+
+    fn send(&self, msg: impl Into<Message>) {
+        let _ = self.sender.send(msg.into());
+    }
+
+    fn notify<N: lsp_types::notification::Notification>(&self, params: N::Params) {
+        self.send(Notification::new(N::METHOD.to_owned(), params));
+    }
+
+    fn on_notification(&mut self, n: Notification) {
+        match n.method.as_str() {
+            notif::DidOpenTextDocument::METHOD => {
+                let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(n.params)
+                else {
+                    return;
+                };
+                let doc = p.text_document;
+                let path = path_of(&doc.uri);
+                let name = document_name(&doc.uri, path.as_deref(), &doc.language_id);
+                self.docs.insert(
+                    doc.uri,
+                    Open {
+                        version: doc.version,
+                        text: Arc::new(Text::new(doc.text)),
+                        path,
+                        name,
+                        last_edit: None,
+                        due: Some(Instant::now()),
+                        checked: None,
+                    },
+                );
+            }
+            notif::DidChangeTextDocument::METHOD => {
+                let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(n.params)
+                else {
+                    return;
+                };
+                let debounce = self.startup.debounce;
+                let Some(doc) = self.docs.get_mut(&p.text_document.uri) else {
+                    return;
+                };
+                let mut text = Arc::unwrap_or_clone(std::mem::replace(
+                    &mut doc.text,
+                    Arc::new(Text::new(String::new())),
+                ));
+                for change in p.content_changes {
+                    text.apply(change);
+                }
+                doc.text = Arc::new(text);
+                doc.version = p.text_document.version;
+                let now = Instant::now();
+                // An edit after a pause is checked at once. One in a burst waits for the
+                // burst to pause, but no longer than the document's last check took: a
+                // small document is checked about as often as it can be, a large one
+                // once per pause.
+                let in_burst = doc.last_edit.is_some_and(|t| now - t < debounce);
+                let wait = doc
+                    .checked
+                    .as_ref()
+                    .map_or(debounce, |c| c.cost.min(debounce));
+                doc.due = Some(if in_burst { now + wait } else { now });
+                doc.last_edit = Some(now);
+            }
+            notif::DidCloseTextDocument::METHOD => {
+                let Ok(p) =
+                    serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(n.params)
+                else {
+                    return;
+                };
+                self.docs.remove(&p.text_document.uri);
+                self.publish(p.text_document.uri, Vec::new(), None);
+            }
+            notif::DidChangeWatchedFiles::METHOD | notif::DidChangeConfiguration::METHOD => {
+                self.reload_at = Some(Instant::now() + RELOAD_DELAY);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_request(&mut self, r: Request) {
+        let id = r.id.clone();
+        let result = match r.method.as_str() {
+            req::HoverRequest::METHOD => self.answer(r, hover::hover),
+            req::CodeActionRequest::METHOD => self.answer(r, actions::code_actions),
+            req::GotoDefinition::METHOD => self.answer(r, references::definition),
+            req::References::METHOD => self.answer(r, references::references),
+            _ => {
+                self.send(Response::new_err(
+                    id,
+                    ErrorCode::MethodNotFound as i32,
+                    format!("unknown request `{}`", r.method),
+                ));
+                return;
+            }
+        };
+        match result {
+            Ok(value) => self.send(Response::new_ok(id, value)),
+            Err(message) => self.send(Response::new_err(
+                id,
+                ErrorCode::InvalidParams as i32,
+                message,
+            )),
+        }
+    }
+
+    /// Answers a request about one document from its last checked version.
+    fn answer<P, R>(&self, r: Request, f: impl Fn(&Checked, P) -> R) -> Result<Value, String>
+    where
+        P: serde::de::DeserializeOwned + DocumentParams,
+        R: serde::Serialize,
+    {
+        let method = r.method;
+        let params: P = serde_json::from_value(r.params).map_err(|e| e.to_string())?;
+        let Some((doc, checked)) = self
+            .docs
+            .get(params.uri())
+            .and_then(|d| Some((d, d.checked.as_ref()?)))
+        else {
+            return Ok(Value::Null);
+        };
+        // Edits are computed against the checked text; the editor asks again once the
+        // newest text has been checked.
+        if doc.version != checked.version && method == req::CodeActionRequest::METHOD {
+            return Ok(Value::Array(Vec::new()));
+        }
+        serde_json::to_value(f(checked, params)).map_err(|e| e.to_string())
+    }
+
+    fn on_checked(&mut self, checked: Checked) {
+        self.watch.watch_all(&checked.watch);
+        let Some(doc) = self.docs.get_mut(&checked.uri) else {
+            return;
+        };
+        if checked.version != doc.version {
+            return;
+        }
+        let uri = checked.uri.clone();
+        let version = checked.version;
+        let diagnostics = diagnostics::for_checked(&checked);
+        let rule_error = checked.rule_error.clone();
+        let previous = doc.checked.replace(checked);
+        self.publish(uri, diagnostics, Some(version));
+        // Freeing a large document takes milliseconds that requests should not wait for.
+        if let Some(previous) = previous {
+            std::thread::spawn(move || drop(previous));
+        }
+        self.show_rule_error(rule_error.as_ref());
+    }
+
+    /// Reports a rule-loading failure once, and on the rule files at their positions.
+    fn show_rule_error(&mut self, error: Option<&RuleError>) {
+        let current: HashMap<Uri, Vec<lsp_types::Diagnostic>> = error
+            .map(diagnostics::for_rule_problems)
+            .unwrap_or_default();
+        if let Some(e) = error {
+            if self.shown_errors.insert(e.message.clone()) {
+                self.notify::<notif::ShowMessage>(ShowMessageParams {
+                    typ: MessageType::ERROR,
+                    message: format!(
+                        "mcpdesc: {}",
+                        crate::render::safe::escape_multiline(&e.message)
+                    ),
+                });
+            }
+        } else {
+            self.shown_errors.clear();
+        }
+        let stale: Vec<Uri> = self
+            .rule_file_diagnostics
+            .iter()
+            .filter(|u| !current.contains_key(*u))
+            .cloned()
+            .collect();
+        for uri in stale {
+            self.rule_file_diagnostics.remove(&uri);
+            self.publish(uri, Vec::new(), None);
+        }
+        for (uri, diags) in current {
+            self.rule_file_diagnostics.insert(uri.clone());
+            self.publish(uri, diags, None);
+        }
+    }
+
+    fn publish(&self, uri: Uri, diagnostics: Vec<lsp_types::Diagnostic>, version: Option<i32>) {
+        self.notify::<notif::PublishDiagnostics>(PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version,
+        });
+    }
+}
+
+/// The name whose extension chooses how a document is read: its file name, or for an
+/// unsaved buffer one made from the editor's language id.
+fn document_name(uri: &Uri, path: Option<&std::path::Path>, language_id: &str) -> String {
+    if let Some(p) = path {
+        return p.to_string_lossy().into_owned();
+    }
+    let tail = uri.as_str().rsplit('/').next().unwrap_or_default();
+    if tail.contains('.') {
+        return tail.to_owned();
+    }
+    match language_id {
+        "yaml" => "untitled.yaml".into(),
+        _ => "untitled.json".into(),
+    }
+}
+
+/// Requests about one document.
+pub(crate) trait DocumentParams {
+    fn uri(&self) -> &Uri;
+}
+
+impl DocumentParams for lsp_types::HoverParams {
+    fn uri(&self) -> &Uri {
+        &self.text_document_position_params.text_document.uri
+    }
+}
+
+impl DocumentParams for lsp_types::CodeActionParams {
+    fn uri(&self) -> &Uri {
+        &self.text_document.uri
+    }
+}
+
+impl DocumentParams for lsp_types::GotoDefinitionParams {
+    fn uri(&self) -> &Uri {
+        &self.text_document_position_params.text_document.uri
+    }
+}
+
+impl DocumentParams for lsp_types::ReferenceParams {
+    fn uri(&self) -> &Uri {
+        &self.text_document_position.text_document.uri
+    }
+}
