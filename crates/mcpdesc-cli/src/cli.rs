@@ -34,6 +34,10 @@ pub enum Command {
     Diff(crate::diff_cmd::DiffArgs),
     /// Show one rule: its metadata, applicability and examples (same as `rules show`).
     Explain(crate::rules_cmd::ShowArgs),
+    /// Start an MCP server (or connect to one with `--url`), negotiate each protocol version
+    /// and print what it offers in each as JSON (exit 0: no problem, 1: some report lists
+    /// errors, 2: the server could not be reached at all).
+    ProbeServer(crate::probe_cmd::ProbeServerArgs),
     /// Run the language server over standard input and output, for editors.
     Server(crate::server::ServerArgs),
     /// Write a shell completion script to standard output.

@@ -14,44 +14,8 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
+use support::registries::registries_unreachable;
 use support::{mcpdesc, workspace};
-
-/// Why the registries cannot be reached, if they cannot.
-fn registries_unreachable() -> Option<String> {
-    let npm = Command::new("timeout")
-        .args(["60", "npm", "ping", "--loglevel=error"])
-        .output();
-    match npm {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => {
-            return Some(format!(
-                "npm registry: {}",
-                String::from_utf8_lossy(&o.stderr).trim()
-            ))
-        }
-        Err(e) => return Some(format!("npm: {e}")),
-    }
-    let pypi = Command::new("timeout")
-        .args([
-            "60",
-            "python3",
-            "-m",
-            "pip",
-            "index",
-            "versions",
-            "mcp",
-            "--disable-pip-version-check",
-        ])
-        .output();
-    match pypi {
-        Ok(o) if o.status.success() => None,
-        Ok(o) => Some(format!(
-            "PyPI: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        )),
-        Err(e) => Some(format!("pip: {e}")),
-    }
-}
 
 /// The captures in `dir`, sorted.
 fn captures(dir: &Path) -> Vec<std::path::PathBuf> {

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod lsp;
+pub mod registries;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

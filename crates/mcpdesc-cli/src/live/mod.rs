@@ -1,0 +1,143 @@
+//! Talking MCP to a running server: start it (or connect to it), negotiate each protocol
+//! version in turn, and list what it offers, keeping every message as a capture.
+//!
+//! Nothing here judges the server; the reports are plain data for the commands that compare
+//! them with a description, and the capture is for the traffic rules.
+
+mod http;
+mod record;
+mod session;
+mod stdio;
+mod transport;
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+pub use record::Recorder;
+pub use session::ServerReport;
+
+use session::Ids;
+use transport::Transport;
+
+/// Where the server is.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A command to start, speaking MCP on its standard input and output.
+    Stdio {
+        command: OsString,
+        args: Vec<OsString>,
+    },
+    /// A Streamable HTTP endpoint.
+    Http { url: String },
+}
+
+impl Target {
+    /// The target as a user would type it, for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Stdio { command, args } => std::iter::once(command)
+                .chain(args)
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Target::Http { url } => url.clone(),
+        }
+    }
+}
+
+/// How long to wait for the server.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    /// For the first answer of a fresh connection, which includes the server's start-up
+    /// (interpreters and package runners can take seconds to load).
+    pub startup: Duration,
+    /// For every other answer.
+    pub request: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            startup: Duration::from_secs(30),
+            request: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A situation in which nothing about the server can be reported.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error("cannot start `{command}`: {error}")]
+    Spawn {
+        command: String,
+        error: std::io::Error,
+    },
+    #[error("`{url}` is not an http:// or https:// URL")]
+    BadUrl { url: String },
+    #[error("`{target}` never answered: {reason}")]
+    NoAnswer { target: String, reason: String },
+}
+
+/// Probes the server once per version (a fresh process or HTTP connection each time: a
+/// stdio server serves one handshake per process) and reports what each negotiation found.
+#[allow(
+    dead_code,
+    reason = "for callers that compare reports and keep no capture (check-server, init --from-server)"
+)]
+pub fn probe(
+    target: &Target,
+    versions: &[String],
+    timeouts: &Timeouts,
+) -> Result<Vec<ServerReport>, LiveError> {
+    probe_recording(target, versions, timeouts, &mut Recorder::default())
+}
+
+/// [`probe`], appending every message exchanged to `recorder` (also when it fails, so that
+/// the capture shows what went wrong).
+pub fn probe_recording(
+    target: &Target,
+    versions: &[String],
+    timeouts: &Timeouts,
+    recorder: &mut Recorder,
+) -> Result<Vec<ServerReport>, LiveError> {
+    if let Target::Http { url } = target {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(LiveError::BadUrl { url: url.clone() });
+        }
+    }
+    // Ids stay unique across the whole capture, so that one file of several sessions pairs
+    // every response with its own request.
+    let mut ids = Ids::default();
+    let mut reports = Vec::with_capacity(versions.len());
+    for version in versions {
+        let mut transport = connect(target, *timeouts)?;
+        let outcome = session::run(transport.as_mut(), recorder, &mut ids, version, timeouts);
+        transport.close();
+        // A server that says nothing at all before failing the first time is not running
+        // an MCP server; repeating that for every version would only multiply the wait.
+        if reports.is_empty() && !outcome.heard_from_server {
+            if let Some(reason) = outcome.fatal {
+                return Err(LiveError::NoAnswer {
+                    target: target.describe(),
+                    reason,
+                });
+            }
+        }
+        reports.push(outcome.report);
+    }
+    Ok(reports)
+}
+
+fn connect(target: &Target, timeouts: Timeouts) -> Result<Box<dyn Transport>, LiveError> {
+    match target {
+        Target::Stdio { command, args } => {
+            let child =
+                stdio::StdioTransport::spawn(command, args).map_err(|error| LiveError::Spawn {
+                    command: command.to_string_lossy().into_owned(),
+                    error,
+                })?;
+            Ok(Box::new(child))
+        }
+        Target::Http { url } => Ok(Box::new(http::HttpTransport::new(url, timeouts))),
+    }
+}

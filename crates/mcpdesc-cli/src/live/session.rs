@@ -1,0 +1,514 @@
+//! One protocol version against one connection: negotiate it, then list everything the
+//! server advertises.
+//!
+//! Whatever the server does wrong becomes part of the report, never a panic or a hang: a
+//! refused version is an outcome, an error answer to a list is recorded as that list's
+//! error, and only a connection that stops working ends the session early.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::record::Recorder;
+use super::transport::{Incoming, Transport, TransportError};
+use super::Timeouts;
+
+/// The first protocol version of the stateless era; every earlier one uses the initialize
+/// handshake. Versions are dates, so they compare as strings.
+const FIRST_MODERN: &str = "2026-07-28";
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// A list longer than this many pages is taken to be looping.
+const MAX_PAGES: usize = 1000;
+/// Lines that are not JSON are reported one by one up to this many, then counted.
+const MAX_RAW_REPORTED: usize = 3;
+
+/// What one negotiation with the server found.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerReport {
+    /// The protocol version asked for.
+    pub requested: String,
+    /// The version both sides agreed on, when they did.
+    pub negotiated: Option<String>,
+    /// Why the version was not agreed, when it was not.
+    pub refusal: Option<String>,
+    /// The versions the server named instead of the requested one.
+    pub offered: Vec<String>,
+    pub server_info: Option<Value>,
+    pub capabilities: Option<Value>,
+    pub instructions: Option<String>,
+    pub tools: Vec<Value>,
+    pub resources: Vec<Value>,
+    pub resource_templates: Vec<Value>,
+    pub prompts: Vec<Value>,
+    /// Everything that went wrong, in the order it happened.
+    pub errors: Vec<String>,
+}
+
+/// JSON-RPC ids for the client's requests.
+#[derive(Debug, Default)]
+pub struct Ids(u64);
+
+impl Ids {
+    fn next(&mut self) -> u64 {
+        self.0 += 1;
+        self.0
+    }
+}
+
+pub struct Outcome {
+    pub report: ServerReport,
+    /// Whether the server sent anything at all.
+    pub heard_from_server: bool,
+    /// The failure that ended the session early, if one did.
+    pub fatal: Option<String>,
+}
+
+/// How the server answered one request.
+enum Reply {
+    Result(Value),
+    Error(Value),
+}
+
+/// The list requests, each with the capability that advertises it and the member of its
+/// result that holds the items.
+const LISTS: [(&str, &str, &str); 4] = [
+    ("tools", "tools/list", "tools"),
+    ("resources", "resources/list", "resources"),
+    ("resources", "resources/templates/list", "resourceTemplates"),
+    ("prompts", "prompts/list", "prompts"),
+];
+
+pub fn run(
+    transport: &mut dyn Transport,
+    recorder: &mut Recorder,
+    ids: &mut Ids,
+    version: &str,
+    timeouts: &Timeouts,
+) -> Outcome {
+    let mut session = Session {
+        transport,
+        recorder,
+        ids,
+        timeouts: *timeouts,
+        version: version.to_owned(),
+        modern: version >= FIRST_MODERN,
+        report: ServerReport {
+            requested: version.to_owned(),
+            ..ServerReport::default()
+        },
+        heard: false,
+        raw_lines: 0,
+    };
+    let fatal = match session.negotiate() {
+        Ok(true) => session.list_all().err(),
+        Ok(false) => None,
+        Err(e) => Some(e),
+    };
+    if let Some(e) = &fatal {
+        session.report.errors.push(e.clone());
+    }
+    if session.raw_lines > MAX_RAW_REPORTED {
+        let more = session.raw_lines - MAX_RAW_REPORTED;
+        session
+            .report
+            .errors
+            .push(format!("{more} more line(s) of output that are not JSON"));
+    }
+    Outcome {
+        report: session.report,
+        heard_from_server: session.heard,
+        fatal,
+    }
+}
+
+struct Session<'a> {
+    transport: &'a mut dyn Transport,
+    recorder: &'a mut Recorder,
+    ids: &'a mut Ids,
+    timeouts: Timeouts,
+    version: String,
+    modern: bool,
+    report: ServerReport,
+    heard: bool,
+    raw_lines: usize,
+}
+
+/// A failure that ends the session, as the message for the report.
+type Fatal = String;
+
+impl Session<'_> {
+    /// Agrees on the version; `Ok(false)` when the server does not serve it.
+    fn negotiate(&mut self) -> Result<bool, Fatal> {
+        if self.modern {
+            self.discover()
+        } else {
+            self.initialize()
+        }
+    }
+
+    fn initialize(&mut self) -> Result<bool, Fatal> {
+        let params = json!({
+            "protocolVersion": self.version,
+            "capabilities": {},
+            "clientInfo": client_info(),
+        });
+        let timeout = self.timeouts.startup;
+        let result = match self.request("initialize", Some(params), timeout)? {
+            Reply::Result(r) => r,
+            Reply::Error(e) => {
+                self.report.refusal = Some(format!("initialize failed: {}", describe_error(&e)));
+                return Ok(false);
+            }
+        };
+        self.report.server_info = result.get("serverInfo").cloned();
+        self.report.capabilities = result.get("capabilities").cloned();
+        self.report.instructions = string_member(&result, "instructions");
+        match result.get("protocolVersion").and_then(Value::as_str) {
+            Some(agreed) if agreed == self.version => {}
+            Some(other) => {
+                self.report.offered = vec![other.to_owned()];
+                self.report.refusal = Some(format!("refused {}, offered {other}", self.version));
+                return Ok(false);
+            }
+            None => {
+                self.report.refusal = Some("the initialize result names no protocolVersion".into());
+                return Ok(false);
+            }
+        }
+        self.report.negotiated = Some(self.version.clone());
+        self.transport.set_protocol_version(&self.version);
+        self.notify("notifications/initialized")?;
+        Ok(true)
+    }
+
+    fn discover(&mut self) -> Result<bool, Fatal> {
+        // The version goes outside the message too (an HTTP header) from the first request:
+        // there is no handshake to agree it first.
+        self.transport.set_protocol_version(&self.version);
+        let params = json!({"_meta": self.request_meta()});
+        let timeout = self.timeouts.startup;
+        let result = match self.request("server/discover", Some(params), timeout)? {
+            Reply::Result(r) => r,
+            Reply::Error(e) => {
+                let code = e.get("code").and_then(Value::as_i64);
+                self.report.refusal = Some(match code {
+                    Some(-32022) => {
+                        self.report.offered = string_list(e.pointer("/data/supported"));
+                        format!(
+                            "refused {}, offered {}",
+                            self.version,
+                            list_or_none(&self.report.offered)
+                        )
+                    }
+                    Some(-32601) => format!(
+                        "does not implement server/discover, so serves no client of {} ({})",
+                        self.version,
+                        describe_error(&e)
+                    ),
+                    _ => format!("server/discover failed: {}", describe_error(&e)),
+                });
+                return Ok(false);
+            }
+        };
+        self.report.server_info = result.pointer(&pointer_to(META_SERVER_INFO)).cloned();
+        self.report.capabilities = result.get("capabilities").cloned();
+        self.report.instructions = string_member(&result, "instructions");
+        let supported = string_list(result.get("supportedVersions"));
+        if !supported.contains(&self.version) {
+            self.report.refusal = Some(format!(
+                "refused {}, offered {}",
+                self.version,
+                list_or_none(&supported)
+            ));
+            self.report.offered = supported;
+            return Ok(false);
+        }
+        self.report.negotiated = Some(self.version.clone());
+        Ok(true)
+    }
+
+    /// Every page of every list whose capability the server advertises.
+    fn list_all(&mut self) -> Result<(), Fatal> {
+        let advertised = |cap: &str| {
+            self.report
+                .capabilities
+                .as_ref()
+                .and_then(|c| c.get(cap))
+                .is_some_and(|v| !v.is_null())
+        };
+        let wanted: Vec<_> = LISTS.iter().filter(|(cap, ..)| advertised(cap)).collect();
+        for &(_, method, member) in wanted {
+            let items = self.list(method, member)?;
+            let slot = match member {
+                "tools" => &mut self.report.tools,
+                "resources" => &mut self.report.resources,
+                "resourceTemplates" => &mut self.report.resource_templates,
+                _ => &mut self.report.prompts,
+            };
+            *slot = items;
+        }
+        Ok(())
+    }
+
+    /// All pages of one list; an error answer or a malformed page ends the list (as an error
+    /// of the report) but not the session.
+    fn list(&mut self, method: &str, member: &str) -> Result<Vec<Value>, Fatal> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        for _ in 0..MAX_PAGES {
+            let mut params = Map::new();
+            if self.modern {
+                params.insert("_meta".into(), self.request_meta());
+            }
+            if let Some(c) = &cursor {
+                params.insert("cursor".into(), Value::String(c.clone()));
+            }
+            let params = (!params.is_empty()).then_some(Value::Object(params));
+            let page = match self.request(method, params, self.timeouts.request)? {
+                Reply::Result(r) => r,
+                Reply::Error(e) => {
+                    self.report
+                        .errors
+                        .push(format!("{method}: {}", describe_error(&e)));
+                    return Ok(items);
+                }
+            };
+            match page.get(member).and_then(Value::as_array) {
+                Some(list) => items.extend(list.iter().cloned()),
+                None => {
+                    self.report
+                        .errors
+                        .push(format!("{method}: the result has no `{member}` array"));
+                    return Ok(items);
+                }
+            }
+            match page.get("nextCursor") {
+                None | Some(Value::Null) => return Ok(items),
+                Some(Value::String(next)) => {
+                    if !seen.insert(next.clone()) {
+                        self.report.errors.push(format!(
+                            "{method}: nextCursor {next:?} was already followed; the list loops"
+                        ));
+                        return Ok(items);
+                    }
+                    cursor = Some(next.clone());
+                }
+                Some(other) => {
+                    self.report
+                        .errors
+                        .push(format!("{method}: nextCursor {other} is not a string"));
+                    return Ok(items);
+                }
+            }
+        }
+        self.report.errors.push(format!(
+            "{method}: still paginating after {MAX_PAGES} pages; stopped"
+        ));
+        Ok(items)
+    }
+
+    /// `_meta` of every request in the stateless era: the version, and capabilities (none:
+    /// the probe never handles server requests).
+    fn request_meta(&self) -> Value {
+        json!({
+            META_VERSION: self.version,
+            META_CAPABILITIES: {},
+            META_CLIENT_INFO: client_info(),
+        })
+    }
+
+    fn notify(&mut self, method: &str) -> Result<(), Fatal> {
+        let msg = json!({"jsonrpc": "2.0", "method": method});
+        self.recorder.sent(&msg);
+        let deadline = Instant::now() + self.timeouts.request;
+        self.transport
+            .send(&msg, deadline)
+            .map_err(|e| self.transport_failure(method, e, self.timeouts.request))
+    }
+
+    /// Sends a request and waits for its answer, dealing with whatever else the server sends
+    /// meanwhile.
+    fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Reply, Fatal> {
+        let id = self.ids.next();
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        self.recorder.sent(&msg);
+        let deadline = Instant::now() + timeout;
+        self.transport
+            .send(&msg, deadline)
+            .map_err(|e| self.transport_failure(method, e, timeout))?;
+        loop {
+            let incoming = self
+                .transport
+                .receive(deadline)
+                .map_err(|e| self.transport_failure(method, e, timeout))?;
+            self.heard = true;
+            let msg = match incoming {
+                Incoming::Raw(text) => {
+                    self.recorder.received_raw(&text);
+                    self.raw_lines += 1;
+                    if self.raw_lines <= MAX_RAW_REPORTED {
+                        self.report
+                            .errors
+                            .push(format!("output that is not JSON: {}", excerpt(&text)));
+                    }
+                    continue;
+                }
+                Incoming::Message(m) => m,
+            };
+            self.recorder.received(&msg);
+            let has_method = msg.get("method").is_some_and(Value::is_string);
+            let msg_id = msg.get("id");
+            match (has_method, msg_id) {
+                (true, Some(req_id)) => {
+                    let req_id = req_id.clone();
+                    self.answer_server_request(&msg, req_id, deadline, method, timeout)?;
+                }
+                // Notifications (progress, logging, list changes) are kept in the capture
+                // only: the lists are fetched after them anyway.
+                (true, None) => {}
+                (false, Some(got)) if msg.get("result").is_some() || msg.get("error").is_some() => {
+                    // A null id is the server saying it could not read the request; with
+                    // one request in flight at a time, that is this one.
+                    let unreadable = got.is_null() && msg.get("error").is_some();
+                    if *got == json!(id) || unreadable {
+                        return Ok(match msg.get("error") {
+                            Some(e) => Reply::Error(e.clone()),
+                            None => Reply::Result(msg["result"].clone()),
+                        });
+                    }
+                    self.report.errors.push(format!(
+                        "{method}: a response with id {got} arrived while request {id} was waiting"
+                    ));
+                }
+                _ => self.report.errors.push(format!(
+                    "not a JSON-RPC message: {}",
+                    excerpt(&msg.to_string())
+                )),
+            }
+        }
+    }
+
+    /// Answers a request of the server so that it does not wait for the client forever:
+    /// `ping` as the protocol asks, everything else as not implemented.
+    fn answer_server_request(
+        &mut self,
+        request: &Value,
+        id: Value,
+        deadline: Instant,
+        during: &str,
+        timeout: Duration,
+    ) -> Result<(), Fatal> {
+        let method = request["method"].as_str().unwrap_or_default();
+        let answer = if method == "ping" {
+            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        } else {
+            json!({"jsonrpc": "2.0", "id": id, "error": {
+                "code": -32601,
+                "message": format!("Method not found: mcpdesc does not handle {method}"),
+            }})
+        };
+        self.recorder.sent(&answer);
+        self.transport
+            .send(&answer, deadline)
+            .map_err(|e| self.transport_failure(during, e, timeout))
+    }
+
+    fn transport_failure(&self, method: &str, e: TransportError, timeout: Duration) -> Fatal {
+        match e {
+            TransportError::Timeout => {
+                let mut text = format!("{method}: no answer within {} ms", timeout.as_millis());
+                let stderr = self.transport.stderr_tail();
+                if !stderr.is_empty() {
+                    text.push_str(&format!(
+                        "; the server's standard error ended with:\n{stderr}"
+                    ));
+                }
+                text
+            }
+            other => format!("{method}: {other}"),
+        }
+    }
+}
+
+fn client_info() -> Value {
+    json!({"name": "mcpdesc", "version": env!("CARGO_PKG_VERSION")})
+}
+
+fn string_member(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn string_list(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn list_or_none(versions: &[String]) -> String {
+    if versions.is_empty() {
+        "none".into()
+    } else {
+        versions.join(", ")
+    }
+}
+
+/// A JSON Pointer to one member whose name may contain `/`.
+fn pointer_to(member: &str) -> String {
+    format!("/_meta/{}", member.replace('~', "~0").replace('/', "~1"))
+}
+
+/// A JSON-RPC error object as `CODE message`.
+fn describe_error(e: &Value) -> String {
+    let code = e.get("code").map(Value::to_string).unwrap_or_default();
+    let message = e.get("message").and_then(Value::as_str).unwrap_or("");
+    format!("error {code} {message}").trim_end().to_owned()
+}
+
+/// At most 200 characters of `text`, on one line.
+fn excerpt(text: &str) -> String {
+    let one_line = text.replace(['\n', '\r'], " ");
+    match one_line.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]),
+        None => one_line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meta_pointer_escapes_the_slash() {
+        let v = json!({"_meta": {META_SERVER_INFO: {"name": "s"}}});
+        assert_eq!(
+            v.pointer(&pointer_to(META_SERVER_INFO)),
+            Some(&json!({"name": "s"}))
+        );
+    }
+
+    #[test]
+    fn excerpts_are_short_and_single_line() {
+        assert_eq!(excerpt("a\nb"), "a b");
+        assert_eq!(excerpt(&"x".repeat(300)).chars().count(), 201);
+    }
+}
