@@ -12,7 +12,7 @@ use mcpdesc_core::corpus::impact::{
 };
 use mcpdesc_core::Engine;
 
-use crate::render::safe::{escape, to_json_pretty};
+use crate::render::safe::{escape, escape_multiline, to_json_pretty};
 
 #[derive(Debug, clap::Args)]
 #[command(group(
@@ -41,6 +41,9 @@ pub struct DiffArgs {
     /// Documents or directories (walked for `*.json`, `*.yaml`, `*.yml`; sidecars skipped).
     #[arg(required = true, value_name = "CORPUS")]
     pub corpus: Vec<PathBuf>,
+    /// Let a CORPUS directory that holds no document pass instead of failing the run (exit 2).
+    #[arg(long)]
+    pub allow_empty_input: bool,
     #[arg(long, value_enum, default_value_t = DiffFormat::Markdown)]
     pub format: DiffFormat,
     #[command(flatten)]
@@ -125,6 +128,14 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         &limits,
     )?;
     let new = side("new", &args.rules, args.spec_version.as_deref(), &limits)?;
+    // A mistyped corpus directory would otherwise report no change in no document, as if the
+    // rule change affected nothing. No report is printed, as with `validate`.
+    let empty = crate::inputs::empty_corpus(&args.corpus)?;
+    if !empty.is_empty() && !args.allow_empty_input {
+        let message = crate::inputs::empty_corpus_error(&empty);
+        eprint!("{}", escape_multiline(&message));
+        return Ok(ExitCode::from(2));
+    }
     let docs = collect(&args.corpus)?;
     let impact = impact::corpus_impact(&old, &new, &docs)?;
     match args.format {

@@ -1,5 +1,6 @@
 //! Turning command-line arguments into the documents to validate: files, directories (walked
-//! with `.gitignore` honoured), glob patterns and `-` for standard input.
+//! with `.gitignore` honoured), glob patterns and `-` for standard input. Also which corpus
+//! arguments of `test` and `diff` yield no document, with the same message.
 
 use std::path::{Path, PathBuf};
 
@@ -54,6 +55,8 @@ pub enum Emptiness {
     NoDocuments,
     /// Documents are there, but hidden or excluded by `.gitignore`/`.ignore` files.
     Ignored,
+    /// Documents are there, but hidden (a corpus walk skips hidden names only).
+    Hidden,
     /// The only documents are excluded ones (the baseline).
     OnlyExcluded,
     /// The literal directory a glob is matched from does not exist.
@@ -80,6 +83,10 @@ impl std::fmt::Display for EmptyInput {
                 } else {
                     "below it"
                 }
+            ),
+            Emptiness::Hidden => f.write_str(
+                ": the ones below it are hidden (name a file, or a hidden directory, to include it \
+                 anyway)",
             ),
             Emptiness::OnlyExcluded => f.write_str(" other than the baseline"),
             Emptiness::NoBase(base) => write!(f, "; `{base}` does not exist"),
@@ -138,12 +145,54 @@ fn emptiness(found: usize, dir: &Path, wanted: impl Fn(&Path) -> bool) -> Emptin
 /// Standard error's lines for inputs that yield no document: one per input, so each is named
 /// where a log search finds it, then how to allow them.
 pub fn empty_input_error(empty: &[EmptyInput]) -> String {
+    error_lines(
+        empty,
+        "--allow-empty-input (or set `allow-empty-input = true` under [validate] in \
+         mcpdesc.toml)",
+    )
+}
+
+/// [`empty_input_error`] for the corpus arguments of `test` and `diff`, which read no
+/// configuration file.
+pub fn empty_corpus_error(empty: &[EmptyInput]) -> String {
+    error_lines(empty, "--allow-empty-input")
+}
+
+fn error_lines(empty: &[EmptyInput], allow: &str) -> String {
     let mut out: String = empty.iter().map(|e| format!("error: {e}\n")).collect();
-    out.push_str(
-        "hint: pass --allow-empty-input (or set `allow-empty-input = true` under [validate] \
-         in mcpdesc.toml) to let such inputs pass\n",
-    );
+    out.push_str(&format!("hint: pass {allow} to let such inputs pass\n"));
     out
+}
+
+/// The directory arguments of a corpus (of `test` or `diff`) that hold no document of their
+/// own, as [`mcpdesc_core::corpus::collect`] walks them, in the order given, each once. Files
+/// are taken as they are and so are never empty; a path that does not exist is left to the
+/// walk, which refuses it.
+pub fn empty_corpus(
+    roots: &[PathBuf],
+) -> Result<Vec<EmptyInput>, mcpdesc_core::corpus::CorpusError> {
+    let mut out: Vec<EmptyInput> = Vec::new();
+    for root in roots {
+        let arg = root.to_string_lossy().into_owned();
+        if !root.is_dir() || out.iter().any(|e| e.arg == arg) {
+            continue;
+        }
+        if mcpdesc_core::corpus::collect(std::slice::from_ref(root))?.is_empty() {
+            // The corpus walk skips hidden names but no ignore file, so any document the
+            // unfiltered walk finds is a hidden one.
+            let why = if holds_skipped(root, |_| true) {
+                Emptiness::Hidden
+            } else {
+                Emptiness::NoDocuments
+            };
+            out.push(EmptyInput {
+                arg,
+                glob: false,
+                why,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// What the arguments expand to.

@@ -37,6 +37,9 @@ pub struct TestArgs {
     /// catalogue's fixture directory.
     #[arg(long)]
     pub examples: bool,
+    /// Let a CORPUS directory that holds no document pass instead of failing the run (exit 2).
+    #[arg(long)]
+    pub allow_empty_input: bool,
     #[command(flatten)]
     pub limits: crate::limit_args::LimitArgs,
 }
@@ -54,12 +57,23 @@ pub fn run(args: TestArgs) -> Result<ExitCode> {
         anyhow::bail!("--examples: the catalogue names no fixture directory (`fixtures`)");
     }
     let corpus = if args.corpus.is_empty() {
+        // The releases' own fixture directories are not checked for documents: nobody typed
+        // them, and their examples and registry checks run, which fail when an example's
+        // fixture is missing. A directory that does not exist still fails the walk (exit 2).
         let dirs = corpus_of(&engine);
         if dirs.is_empty() {
             anyhow::bail!("no CORPUS given and no loaded release names a fixture directory");
         }
         dirs
     } else {
+        // A mistyped corpus directory would otherwise pass with `0 passed, 0 failed`. Nothing
+        // runs (and `--bless` writes nothing), as with `validate`.
+        let empty = crate::inputs::empty_corpus(&args.corpus)?;
+        if !empty.is_empty() && !args.allow_empty_input {
+            let message = crate::inputs::empty_corpus_error(&empty);
+            eprint!("{}", escape_multiline(&message));
+            return Ok(ExitCode::from(2));
+        }
         args.corpus.clone()
     };
     if let Some(id) = &args.rule {

@@ -318,3 +318,44 @@ impl SpanTree {
         (current.value, current.key, true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Document, Format, Limits, Position};
+
+    fn doc(src: &str, format: Format) -> Document {
+        Document::parse_str(src, format, &Limits::default()).unwrap()
+    }
+
+    #[test]
+    fn the_node_under_a_cursor() {
+        let src = "{\n  \"a\": {\"b\": [10, 20]},\n  \"c\": \"x\"\n}\n";
+        let d = doc(src, Format::Json);
+        let at = |line, column| d.pointer_at(Position::new(line, column));
+        assert_eq!(at(1, 1), "");
+        assert_eq!(at(2, 4), "/a");
+        assert_eq!(at(2, 11), "/a/b");
+        assert_eq!(at(2, 19), "/a/b/1");
+        assert_eq!(at(3, 9), "/c");
+        let src = "a:\n  b:\n    - 10\n    - 20\nc: x\n";
+        let d = doc(src, Format::Yaml);
+        let at = |line, column| d.pointer_at(Position::new(line, column));
+        assert_eq!(at(2, 3), "/a/b");
+        assert_eq!(at(4, 8), "/a/b/1");
+        assert_eq!(at(5, 1), "/c");
+    }
+
+    #[test]
+    fn positions_of_keys_and_values() {
+        let d = doc("{\"a\": [1, {\"k\": 2}]}", Format::Json);
+        assert_eq!(
+            d.node_positions("/a/1/k"),
+            Some((Position::new(1, 17), Position::new(1, 12)))
+        );
+        assert_eq!(
+            d.node_positions("/a/0"),
+            Some((Position::new(1, 8), Position::UNKNOWN))
+        );
+        assert_eq!(d.node_positions("/a/2"), None);
+    }
+}

@@ -289,4 +289,92 @@ mod tests {
         });
         assert_eq!(out, "pv:\n  - \"b\"\n  - \"c\"\nz: 1\n");
     }
+
+    use proptest::prelude::*;
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(json!(null)),
+            any::<bool>().prop_map(Value::from),
+            (-1000i64..1000).prop_map(Value::from),
+            "[a-z\"\\\\é ]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map("[a-z]{1,4}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// Every container of `v` with its pointer.
+    fn containers(v: &Value, at: String, out: &mut Vec<(String, bool)>) {
+        match v {
+            Value::Object(m) => {
+                out.push((at.clone(), true));
+                for (k, c) in m {
+                    containers(c, pointer::push(&at, k), out);
+                }
+            }
+            Value::Array(items) => {
+                out.push((at.clone(), false));
+                for (i, c) in items.iter().enumerate() {
+                    containers(c, format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    proptest! {
+        /// In JSON written compactly or pretty-printed, each edit gives the value it means.
+        #[test]
+        fn json_edits_mean_what_they_say(
+            members in proptest::collection::btree_map("[a-z]{1,4}", value(), 0..4),
+            pretty in any::<bool>(),
+            pick in any::<usize>(),
+            new in value(),
+        ) {
+            let root = Value::Object(members.into_iter().collect());
+            let src = if pretty {
+                serde_json::to_string_pretty(&root).unwrap()
+            } else {
+                serde_json::to_string(&root).unwrap()
+            };
+            let text = Text::new(src.clone());
+            let doc = Document::parse_str(&src, Format::Json, &Limits::default()).unwrap();
+            let mut found = Vec::new();
+            containers(&root, String::new(), &mut found);
+            let (ptr, is_object) = found[pick % found.len()].clone();
+            let mut expected = root.clone();
+            let edit = if is_object {
+                let target = expected.pointer_mut(&ptr).unwrap().as_object_mut().unwrap();
+                prop_assume!(!target.contains_key("zz-new"));
+                target.insert("zz-new".into(), new.clone());
+                insert_member(&text, &doc, &ptr, "zz-new", &new)
+            } else {
+                expected.pointer_mut(&ptr).unwrap().as_array_mut().unwrap().insert(0, new.clone());
+                insert_element(&text, &doc, &ptr, &new)
+            };
+            let e = edit.expect("an edit for every container");
+            let mut out = src.clone();
+            out.replace_range(e.start..e.end, &e.text);
+            let got: Value = serde_json::from_str(&out).expect("still JSON");
+            prop_assert_eq!(&got, &expected, "{}", out);
+
+            // Replacing the container itself.
+            let e = replace_value(&text, &doc, &ptr, &new).expect("a replacement");
+            let mut out = src;
+            out.replace_range(e.start..e.end, &e.text);
+            let mut expected = root;
+            if ptr.is_empty() {
+                expected = new.clone();
+            } else {
+                *expected.pointer_mut(&ptr).unwrap() = new;
+            }
+            let got: Value = serde_json::from_str(&out).expect("still JSON");
+            prop_assert_eq!(got, expected);
+        }
+    }
 }

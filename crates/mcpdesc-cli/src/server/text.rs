@@ -156,4 +156,61 @@ mod tests {
         });
         assert_eq!(t.line(0), "x");
     }
+
+    use proptest::prelude::*;
+
+    /// Any text, with multi-byte and astral characters and both line endings.
+    fn text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("a"),
+                Just("é"),
+                Just("😀"),
+                Just("\n"),
+                Just("\r\n"),
+                Just(" ")
+            ],
+            0..40,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        /// An edit sent as a range in UTF-16 positions gives the text a whole-document sync
+        /// would have sent: what an editor and the server hold stays the same.
+        #[test]
+        fn range_edits_match_whole_text_edits(
+            before in text(),
+            inserted in text(),
+            a in 0usize..60,
+            b in 0usize..60,
+        ) {
+            let t = Text::new(before.clone());
+            let boundaries: Vec<usize> = (0..=before.len())
+                .filter(|&i| before.is_char_boundary(i))
+                .collect();
+            let (x, y) = (boundaries[a % boundaries.len()], boundaries[b % boundaries.len()]);
+            let (start, end) = (x.min(y), x.max(y));
+            // `\r\n` is one line break for positions; an edit inside one is not one an
+            // editor can send.
+            prop_assume!(!before[..start].ends_with('\r') || !before[start..].starts_with('\n'));
+            prop_assume!(!before[..end].ends_with('\r') || !before[end..].starts_with('\n'));
+            let range = Range::new(t.position(start), t.position(end));
+            prop_assert_eq!(t.offset(range.start), start);
+            prop_assert_eq!(t.offset(range.end), end);
+            let mut edited = t.clone();
+            edited.apply(TextDocumentContentChangeEvent {
+                range: Some(range),
+                range_length: None,
+                text: inserted.clone(),
+            });
+            let expected = format!("{}{}{}", &before[..start], inserted, &before[end..]);
+            prop_assert_eq!(edited.as_str(), expected.as_str());
+            // The line index is that of the new text.
+            let fresh = Text::new(expected);
+            for line in 0..fresh.line_starts.len() {
+                prop_assert_eq!(edited.line(line), fresh.line(line));
+            }
+        }
+    }
 }
