@@ -45,13 +45,18 @@ pub fn run(args: ProbeServerArgs) -> Result<ExitCode> {
         },
         (None, None) => anyhow::bail!("give the server's command after `--`, or --url"),
     };
-    let catalogue_versions = || -> Result<Vec<String>> {
-        let engine = mcpdesc_core::Engine::embedded()?;
-        let versions = &engine.catalogue().versions;
-        Ok(versions.iter().map(|(_, name)| name.to_owned()).collect())
+    let engine = mcpdesc_core::Engine::embedded()?;
+    let cat = engine.catalogue();
+    let Some(live_def) = cat.def.live.as_ref() else {
+        anyhow::bail!(
+            "the catalogue has no `live` section: it does not say how to talk to a server"
+        );
     };
     let versions = if args.protocol_versions.is_empty() {
-        catalogue_versions()?
+        cat.versions
+            .iter()
+            .map(|(_, name)| name.to_owned())
+            .collect()
     } else {
         args.protocol_versions.clone()
     };
@@ -60,7 +65,7 @@ pub fn run(args: ProbeServerArgs) -> Result<ExitCode> {
         request: Duration::from_millis(args.timeout_ms),
     };
     let mut recorder = Recorder::default();
-    let probed = live::probe_recording(&target, &versions, &timeouts, &mut recorder);
+    let probed = live::probe_recording(live_def, &target, &versions, &timeouts, &mut recorder);
     // Written also when the probe failed: the capture shows what the server did.
     if let Some(path) = &args.record {
         std::fs::write(path, recorder.as_bytes())

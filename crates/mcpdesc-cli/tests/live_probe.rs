@@ -129,7 +129,7 @@ fn assert_negotiated_with_tools(r: &Value, version: &str) {
     assert_eq!(r["negotiated"], version, "{r:#}");
     assert_eq!(r["refusal"], Value::Null, "{r:#}");
     assert_eq!(r["errors"], serde_json::json!([]), "{r:#}");
-    let tools = r["tools"].as_array().unwrap();
+    let tools = r["lists"]["tools"].as_array().unwrap();
     assert!(!tools.is_empty(), "{version}: no tools");
     for t in tools {
         assert!(t["name"].is_string(), "{version}: {t}");
@@ -145,10 +145,16 @@ fn assert_everything_reports(reports: &[Value]) {
         let r = report(reports, v);
         assert_negotiated_with_tools(r, v);
         assert_eq!(r["serverInfo"]["name"], "mcp-servers/everything");
-        assert!(r["resources"].as_array().unwrap().len() >= 2, "{r:#}");
-        assert!(!r["resourceTemplates"].as_array().unwrap().is_empty());
-        assert!(names(&r["prompts"]).contains(&"simple-prompt"));
-        assert!(names(&r["tools"]).contains(&"echo"));
+        assert!(
+            r["lists"]["resources"].as_array().unwrap().len() >= 2,
+            "{r:#}"
+        );
+        assert!(!r["lists"]["resourceTemplates"]
+            .as_array()
+            .unwrap()
+            .is_empty());
+        assert!(names(&r["lists"]["prompts"]).contains(&"simple-prompt"));
+        assert!(names(&r["lists"]["tools"]).contains(&"echo"));
     }
     let modern = report(reports, MODERN);
     assert_eq!(modern["negotiated"], Value::Null, "{modern:#}");
@@ -204,13 +210,13 @@ fn python_sdk_server_over_stdio() {
         let r = report(&reports, v);
         assert_negotiated_with_tools(r, v);
         assert_eq!(r["serverInfo"]["name"], "live-demo-python");
-        assert_eq!(names(&r["tools"]), ["add", "greet"]);
-        assert_eq!(r["resources"][0]["uri"], "config://app");
+        assert_eq!(names(&r["lists"]["tools"]), ["add", "greet"]);
+        assert_eq!(r["lists"]["resources"][0]["uri"], "config://app");
         assert_eq!(
-            r["resourceTemplates"][0]["uriTemplate"],
+            r["lists"]["resourceTemplates"][0]["uriTemplate"],
             "users://{user_id}/profile"
         );
-        assert_eq!(names(&r["prompts"]), ["code_review"]);
+        assert_eq!(names(&r["lists"]["prompts"]), ["code_review"]);
         assert_eq!(
             r["instructions"],
             "A demo server that mcpdesc probes in its tests."
@@ -440,7 +446,7 @@ fn a_server_that_writes_garbage_first() {
     assert_eq!(p.run.code, Some(1), "{}", p.run.output());
     let r = p.only_report();
     assert_eq!(r["negotiated"], "2025-06-18");
-    assert_eq!(names(&r["tools"]).len(), 5);
+    assert_eq!(names(&r["lists"]["tools"]).len(), 5);
     let errors = errors(r);
     assert!(errors.contains(&"output that is not JSON: Server starting on stdio..."));
     assert!(errors.contains(&"output that is not JSON: ready!"));
@@ -479,7 +485,11 @@ fn a_server_that_crashes_after_initialize() {
     assert_eq!(p.run.code, Some(1), "{}", p.run.output());
     let r = p.only_report();
     assert_eq!(r["negotiated"], "2025-06-18");
-    assert_eq!(r["tools"], serde_json::json!([]));
+    // The list that was being fetched when the server died has no entries.
+    assert!(
+        r["lists"]["tools"].as_array().is_none_or(Vec::is_empty),
+        "{r}"
+    );
     let errors = errors(r);
     assert_eq!(errors.len(), 1, "{errors:#?}");
     for expected in [
@@ -495,7 +505,7 @@ fn a_server_that_asks_the_client_things() {
     let p = probe_fake("server-requests", &["2025-06-18"], Duration::from_secs(10));
     let r = p.only_report();
     // The fake server lists its tools only when ping was answered and roots/list refused.
-    assert_eq!(names(&r["tools"]).len(), 5, "{}", p.run.output());
+    assert_eq!(names(&r["lists"]["tools"]).len(), 5, "{}", p.run.output());
     assert_eq!(
         errors(r),
         ["resources/templates/list: error -32603 templates are broken"]
@@ -517,13 +527,13 @@ fn every_page_is_fetched_in_both_eras() {
         let v = r["requested"].as_str().unwrap();
         assert_eq!(r["negotiated"], v);
         assert_eq!(
-            names(&r["tools"]),
+            names(&r["lists"]["tools"]),
             ["tool-0", "tool-1", "tool-2", "tool-3", "tool-4"],
             "{v}"
         );
-        assert_eq!(r["resources"].as_array().unwrap().len(), 3, "{v}");
+        assert_eq!(r["lists"]["resources"].as_array().unwrap().len(), 3, "{v}");
         // The prompts' cursor never changes: followed once, then reported.
-        assert_eq!(names(&r["prompts"]), ["p", "p"], "{v}");
+        assert_eq!(names(&r["lists"]["prompts"]), ["p", "p"], "{v}");
         assert_eq!(
             errors(r),
             [

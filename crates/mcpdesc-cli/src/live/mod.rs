@@ -64,6 +64,8 @@ impl Default for Timeouts {
     }
 }
 
+pub use mcpdesc_core::rules::file::LiveDef;
+
 /// A situation in which nothing about the server can be reported.
 #[derive(Debug, thiserror::Error)]
 pub enum LiveError {
@@ -85,16 +87,18 @@ pub enum LiveError {
     reason = "for callers that compare reports and keep no capture (check-server, init --from-server)"
 )]
 pub fn probe(
+    live: &LiveDef,
     target: &Target,
     versions: &[String],
     timeouts: &Timeouts,
 ) -> Result<Vec<ServerReport>, LiveError> {
-    probe_recording(target, versions, timeouts, &mut Recorder::default())
+    probe_recording(live, target, versions, timeouts, &mut Recorder::default())
 }
 
 /// [`probe`], appending every message exchanged to `recorder` (also when it fails, so that
 /// the capture shows what went wrong).
 pub fn probe_recording(
+    live: &LiveDef,
     target: &Target,
     versions: &[String],
     timeouts: &Timeouts,
@@ -111,7 +115,14 @@ pub fn probe_recording(
     let mut reports = Vec::with_capacity(versions.len());
     for version in versions {
         let mut transport = connect(target, *timeouts)?;
-        let outcome = session::run(transport.as_mut(), recorder, &mut ids, version, timeouts);
+        let outcome = session::run(
+            live,
+            transport.as_mut(),
+            recorder,
+            &mut ids,
+            version,
+            timeouts,
+        );
         transport.close();
         // A server that says nothing at all before failing the first time is not running
         // an MCP server; repeating that for every version would only multiply the wait.

@@ -11,17 +11,12 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use mcpdesc_core::rules::file::{LiveDef, LiveStatelessDef};
+
 use super::record::Recorder;
 use super::transport::{Incoming, Transport, TransportError};
 use super::Timeouts;
 
-/// The first protocol version of the stateless era; every earlier one uses the initialize
-/// handshake. Versions are dates, so they compare as strings.
-const FIRST_MODERN: &str = "2026-07-28";
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// A list longer than this many pages is taken to be looping.
 const MAX_PAGES: usize = 1000;
 /// Lines that are not JSON are reported one by one up to this many, then counted.
@@ -42,10 +37,9 @@ pub struct ServerReport {
     pub server_info: Option<Value>,
     pub capabilities: Option<Value>,
     pub instructions: Option<String>,
-    pub tools: Vec<Value>,
-    pub resources: Vec<Value>,
-    pub resource_templates: Vec<Value>,
-    pub prompts: Vec<Value>,
+    /// The entries of each list the server advertises, by the description collection it
+    /// lines up with (the catalogue's `live.lists`).
+    pub lists: std::collections::BTreeMap<String, Vec<Value>>,
     /// Everything that went wrong, in the order it happened.
     pub errors: Vec<String>,
 }
@@ -75,29 +69,27 @@ enum Reply {
     Error(Value),
 }
 
-/// The list requests, each with the capability that advertises it and the member of its
-/// result that holds the items.
-const LISTS: [(&str, &str, &str); 4] = [
-    ("tools", "tools/list", "tools"),
-    ("resources", "resources/list", "resources"),
-    ("resources", "resources/templates/list", "resourceTemplates"),
-    ("prompts", "prompts/list", "prompts"),
-];
-
 pub fn run(
+    live: &LiveDef,
     transport: &mut dyn Transport,
     recorder: &mut Recorder,
     ids: &mut Ids,
     version: &str,
     timeouts: &Timeouts,
 ) -> Outcome {
+    // Versions are dates, so they compare as strings.
+    let modern = live
+        .stateless
+        .as_ref()
+        .is_some_and(|s| version >= s.since.as_str());
     let mut session = Session {
+        live,
         transport,
         recorder,
         ids,
         timeouts: *timeouts,
         version: version.to_owned(),
-        modern: version >= FIRST_MODERN,
+        modern,
         report: ServerReport {
             requested: version.to_owned(),
             ..ServerReport::default()
@@ -128,6 +120,7 @@ pub fn run(
 }
 
 struct Session<'a> {
+    live: &'a LiveDef,
     transport: &'a mut dyn Transport,
     recorder: &'a mut Recorder,
     ids: &'a mut Ids,
@@ -153,23 +146,25 @@ impl Session<'_> {
     }
 
     fn initialize(&mut self) -> Result<bool, Fatal> {
-        let params = json!({
-            "protocolVersion": self.version,
-            "capabilities": {},
-            "clientInfo": client_info(),
-        });
+        let live = self.live;
+        let m = &live.members;
+        let mut params = Map::new();
+        params.insert(m.version.clone(), Value::from(self.version.as_str()));
+        params.insert(m.capabilities.clone(), json!({}));
+        params.insert(m.client_info.clone(), client_info());
         let timeout = self.timeouts.startup;
-        let result = match self.request("initialize", Some(params), timeout)? {
+        let method = live.handshake.method.as_str();
+        let result = match self.request(method, Some(Value::Object(params)), timeout)? {
             Reply::Result(r) => r,
             Reply::Error(e) => {
-                self.report.refusal = Some(format!("initialize failed: {}", describe_error(&e)));
+                self.report.refusal = Some(format!("{method} failed: {}", describe_error(&e)));
                 return Ok(false);
             }
         };
-        self.report.server_info = result.get("serverInfo").cloned();
-        self.report.capabilities = result.get("capabilities").cloned();
-        self.report.instructions = string_member(&result, "instructions");
-        match result.get("protocolVersion").and_then(Value::as_str) {
+        self.report.server_info = result.get(&m.server_info).cloned();
+        self.report.capabilities = result.get(&m.capabilities).cloned();
+        self.report.instructions = string_member(&result, &m.instructions);
+        match result.get(&m.version).and_then(Value::as_str) {
             Some(agreed) if agreed == self.version => {}
             Some(other) => {
                 self.report.offered = vec![other.to_owned()];
@@ -177,49 +172,56 @@ impl Session<'_> {
                 return Ok(false);
             }
             None => {
-                self.report.refusal = Some("the initialize result names no protocolVersion".into());
+                self.report.refusal = Some(format!("the {method} result names no `{}`", m.version));
                 return Ok(false);
             }
         }
         self.report.negotiated = Some(self.version.clone());
         self.transport.set_protocol_version(&self.version);
-        self.notify("notifications/initialized")?;
+        self.notify(&live.handshake.initialized)?;
         Ok(true)
     }
 
     fn discover(&mut self) -> Result<bool, Fatal> {
+        let live = self.live;
+        let m = &live.members;
+        let Some(st) = live.stateless.as_ref() else {
+            return Ok(false);
+        };
         // The version goes outside the message too (an HTTP header) from the first request:
         // there is no handshake to agree it first.
         self.transport.set_protocol_version(&self.version);
-        let params = json!({"_meta": self.request_meta()});
+        let params = json!({"_meta": self.request_meta(st)});
         let timeout = self.timeouts.startup;
-        let result = match self.request("server/discover", Some(params), timeout)? {
+        let method = st.discover.as_str();
+        let result = match self.request(method, Some(params), timeout)? {
             Reply::Result(r) => r,
             Reply::Error(e) => {
                 let code = e.get("code").and_then(Value::as_i64);
                 self.report.refusal = Some(match code {
-                    Some(-32022) => {
-                        self.report.offered = string_list(e.pointer("/data/supported"));
+                    Some(c) if c == st.unsupported_code => {
+                        self.report.offered = string_list(e.pointer(&st.unsupported_versions));
                         format!(
                             "refused {}, offered {}",
                             self.version,
                             list_or_none(&self.report.offered)
                         )
                     }
+                    // JSON-RPC's "method not found".
                     Some(-32601) => format!(
-                        "does not implement server/discover, so serves no client of {} ({})",
+                        "does not implement {method}, so serves no client of {} ({})",
                         self.version,
                         describe_error(&e)
                     ),
-                    _ => format!("server/discover failed: {}", describe_error(&e)),
+                    _ => format!("{method} failed: {}", describe_error(&e)),
                 });
                 return Ok(false);
             }
         };
-        self.report.server_info = result.pointer(&pointer_to(META_SERVER_INFO)).cloned();
-        self.report.capabilities = result.get("capabilities").cloned();
-        self.report.instructions = string_member(&result, "instructions");
-        let supported = string_list(result.get("supportedVersions"));
+        self.report.server_info = result.pointer(&pointer_to(&st.meta_server_info)).cloned();
+        self.report.capabilities = result.get(&m.capabilities).cloned();
+        self.report.instructions = string_member(&result, &m.instructions);
+        let supported = string_list(result.get(&m.supported));
         if !supported.contains(&self.version) {
             self.report.refusal = Some(format!(
                 "refused {}, offered {}",
@@ -235,6 +237,7 @@ impl Session<'_> {
 
     /// Every page of every list whose capability the server advertises.
     fn list_all(&mut self) -> Result<(), Fatal> {
+        let live = self.live;
         let advertised = |cap: &str| {
             self.report
                 .capabilities
@@ -242,16 +245,14 @@ impl Session<'_> {
                 .and_then(|c| c.get(cap))
                 .is_some_and(|v| !v.is_null())
         };
-        let wanted: Vec<_> = LISTS.iter().filter(|(cap, ..)| advertised(cap)).collect();
-        for &(_, method, member) in wanted {
-            let items = self.list(method, member)?;
-            let slot = match member {
-                "tools" => &mut self.report.tools,
-                "resources" => &mut self.report.resources,
-                "resourceTemplates" => &mut self.report.resource_templates,
-                _ => &mut self.report.prompts,
-            };
-            *slot = items;
+        let wanted: Vec<_> = live
+            .lists
+            .iter()
+            .filter(|l| advertised(&l.capability))
+            .collect();
+        for list in wanted {
+            let items = self.list(&list.method, &list.result)?;
+            self.report.lists.insert(list.collection.clone(), items);
         }
         Ok(())
     }
@@ -264,11 +265,11 @@ impl Session<'_> {
         let mut seen = HashSet::new();
         for _ in 0..MAX_PAGES {
             let mut params = Map::new();
-            if self.modern {
-                params.insert("_meta".into(), self.request_meta());
+            if let Some(st) = self.live.stateless.as_ref().filter(|_| self.modern) {
+                params.insert("_meta".into(), self.request_meta(st));
             }
             if let Some(c) = &cursor {
-                params.insert("cursor".into(), Value::String(c.clone()));
+                params.insert(self.live.cursor.param.clone(), Value::String(c.clone()));
             }
             let params = (!params.is_empty()).then_some(Value::Object(params));
             let page = match self.request(method, params, self.timeouts.request)? {
@@ -289,21 +290,23 @@ impl Session<'_> {
                     return Ok(items);
                 }
             }
-            match page.get("nextCursor") {
+            match page.get(&self.live.cursor.next) {
                 None | Some(Value::Null) => return Ok(items),
                 Some(Value::String(next)) => {
                     if !seen.insert(next.clone()) {
                         self.report.errors.push(format!(
-                            "{method}: nextCursor {next:?} was already followed; the list loops"
+                            "{method}: {} {next:?} was already followed; the list loops",
+                            self.live.cursor.next
                         ));
                         return Ok(items);
                     }
                     cursor = Some(next.clone());
                 }
                 Some(other) => {
-                    self.report
-                        .errors
-                        .push(format!("{method}: nextCursor {other} is not a string"));
+                    self.report.errors.push(format!(
+                        "{method}: {} {other} is not a string",
+                        self.live.cursor.next
+                    ));
                     return Ok(items);
                 }
             }
@@ -316,12 +319,12 @@ impl Session<'_> {
 
     /// `_meta` of every request in the stateless era: the version, and capabilities (none:
     /// the probe never handles server requests).
-    fn request_meta(&self) -> Value {
-        json!({
-            META_VERSION: self.version,
-            META_CAPABILITIES: {},
-            META_CLIENT_INFO: client_info(),
-        })
+    fn request_meta(&self, st: &LiveStatelessDef) -> Value {
+        let mut meta = Map::new();
+        meta.insert(st.meta_version.clone(), Value::from(self.version.as_str()));
+        meta.insert(st.meta_capabilities.clone(), json!({}));
+        meta.insert(st.meta_client_info.clone(), client_info());
+        Value::Object(meta)
     }
 
     fn notify(&mut self, method: &str) -> Result<(), Fatal> {
@@ -499,11 +502,9 @@ mod tests {
 
     #[test]
     fn meta_pointer_escapes_the_slash() {
-        let v = json!({"_meta": {META_SERVER_INFO: {"name": "s"}}});
-        assert_eq!(
-            v.pointer(&pointer_to(META_SERVER_INFO)),
-            Some(&json!({"name": "s"}))
-        );
+        let key = "io.modelcontextprotocol/serverInfo";
+        let v = json!({"_meta": {key: {"name": "s"}}});
+        assert_eq!(v.pointer(&pointer_to(key)), Some(&json!({"name": "s"})));
     }
 
     #[test]

@@ -254,6 +254,100 @@ pub struct CatalogueDef {
     /// How the protocol version of each message of a traffic capture is found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traffic: Option<TrafficDef>,
+    /// How a live server is spoken to and its answers lined up with a description
+    /// (`mcpdesc check-server`, `mcpdesc init --from-server`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live: Option<LiveDef>,
+}
+
+/// The protocol facts a live client needs, and how a server's lists map onto a description.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LiveDef {
+    /// The handshake of the versions before `stateless.since`.
+    pub handshake: LiveHandshakeDef,
+    /// The per-request model of the versions from `stateless.since` on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stateless: Option<LiveStatelessDef>,
+    /// Where a description declares capabilities: a top-level collection of declarations,
+    /// each an object of capability names.
+    pub capabilities: String,
+    /// The paginated lists the server is asked for, each lined up with a description
+    /// collection.
+    pub lists: Vec<LiveListDef>,
+    /// Request parameter and result member of pagination.
+    pub cursor: LiveCursorDef,
+    /// Names of the members of handshake and discovery messages.
+    pub members: LiveMembersDef,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LiveMembersDef {
+    /// The protocol version a client asks for and a server agrees to.
+    pub version: String,
+    pub capabilities: String,
+    pub client_info: String,
+    pub server_info: String,
+    pub instructions: String,
+    /// The versions a discovery result lists.
+    pub supported: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LiveHandshakeDef {
+    /// The request that opens a session (its params and result carry `protocolVersion`,
+    /// `capabilities`, `clientInfo`/`serverInfo`, `instructions`).
+    pub method: String,
+    /// The notification sent once the handshake succeeded.
+    pub initialized: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LiveStatelessDef {
+    /// The first protocol version that has no handshake.
+    pub since: String,
+    /// The request that reports the supported versions and the capabilities.
+    pub discover: String,
+    /// `_meta` keys every request carries: its protocol version, the client's capabilities
+    /// and information; and the key under which a result names the server.
+    pub meta_version: String,
+    pub meta_capabilities: String,
+    pub meta_client_info: String,
+    pub meta_server_info: String,
+    /// The error code of a request in a version the server does not serve, and the JSON
+    /// Pointer, in the error, of the versions it does.
+    pub unsupported_code: i64,
+    pub unsupported_versions: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LiveListDef {
+    /// The description's top-level collection of these entries.
+    pub collection: String,
+    pub method: String,
+    /// The result member that holds the page's entries.
+    pub result: String,
+    /// The server capability that says the list exists.
+    pub capability: String,
+    /// The member that identifies an entry on both sides.
+    pub key: String,
+    /// Members compared between a described entry and the server's.
+    pub compare: Vec<String>,
+    /// Of `compare`, the members holding JSON Schemas: compared after in-document
+    /// references are replaced by their targets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schemas: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LiveCursorDef {
+    pub param: String,
+    pub next: String,
 }
 
 /// In-document references: objects whose only member is `member`, holding a local pointer
