@@ -328,6 +328,8 @@ pub struct LiveStatelessDef {
 pub struct LiveListDef {
     /// The description's top-level collection of these entries.
     pub collection: String,
+    /// What one entry is called in messages ("tool").
+    pub label: String,
     pub method: String,
     /// The result member that holds the page's entries.
     pub result: String,
