@@ -38,6 +38,14 @@ pub enum Command {
     /// and print what it offers in each as JSON (exit 0: no problem, 1: some report lists
     /// errors, 2: the server could not be reached at all).
     ProbeServer(crate::probe_cmd::ProbeServerArgs),
+    /// Write a starting description of a live server (`--from-server`) from what it reports
+    /// in each protocol version it negotiates, checked by the rules (exit 0: no errors, 1: the
+    /// description has errors and is written anyway, 2: nothing could be written).
+    Init(crate::init_cmd::InitArgs),
+    /// Validate a description and check it against its running server in every protocol
+    /// version it declares, validating every message exchanged too (exit codes as for
+    /// `validate`; 2 also when the server cannot be started or never answers).
+    CheckServer(crate::check_cmd::CheckServerArgs),
     /// Run the language server over standard input and output, for editors.
     Server(crate::server::ServerArgs),
     /// Write a shell completion script to standard output.

@@ -26,6 +26,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         | Command::Explain(args) => crate::rules_cmd::show(&args),
         Command::Server(args) => crate::server::run(args),
         Command::ProbeServer(args) => crate::probe_cmd::run(args),
+        Command::Init(args) => crate::init_cmd::run(args),
+        Command::CheckServer(args) => crate::check_cmd::run(args),
         Command::Completions(args) => crate::rules_cmd::completions(&args),
     }
 }

@@ -100,10 +100,13 @@ impl Policy<'_> {
                     .iter()
                     .any(|r| suppress::rule_matches(pattern, r.id()) && selection.includes(r.id()))
         };
+        // The command line's own rules (those of `check-server` too) are rules a
+        // suppression may name, though `validate` never reports most of them.
         let known = |pattern: &str| {
             cat.rules
                 .iter()
                 .any(|r| suppress::rule_matches(pattern, r.id()))
+                || suppress::cli_rules().any(|r| suppress::rule_matches(pattern, r.id))
         };
         let (mut sups, problems) = suppress::parse(doc);
         let silenced = suppress::apply(diagnostics, &mut sups);

@@ -1,12 +1,15 @@
 //! `mcpdesc`: validate MCP Description documents against a data-driven rule catalogue.
 
 mod baseline;
+mod check_cmd;
 mod cli;
 mod commands;
 mod config;
 mod diff_cmd;
 mod docs_cmd;
 mod findings;
+mod init;
+mod init_cmd;
 mod inputs;
 mod limit_args;
 mod live;

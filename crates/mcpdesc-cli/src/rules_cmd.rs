@@ -8,7 +8,7 @@ use mcpdesc_core::{Catalogue, Engine, Rule};
 
 use crate::cli::{Format, RulesArgs};
 use crate::render::{self, DocUrls};
-use crate::suppress::CLI_RULES;
+use crate::suppress::cli_rules;
 
 /// Which rules `rules list` shows.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -123,14 +123,14 @@ pub fn show(args: &ShowArgs) -> Result<ExitCode> {
         crate::output::emit(&render::rules::show(cat, rule, &docs))?;
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(r) = CLI_RULES.iter().find(|r| r.id == args.id) {
+    if let Some(r) = cli_rules().find(|r| r.id == args.id) {
         println!("{}\n{}\n{}\n", r.id, "=".repeat(r.id.len()), r.title);
         println!("{}\n", r.description);
         println!(
             "Reported by the command line, not by a catalogue rule; default severity: {}.",
             r.severity.as_str()
         );
-        println!("See docs/cli.md, \"In-document suppressions\".");
+        println!("See docs/cli.md, \"{}\".", r.section);
         return Ok(ExitCode::SUCCESS);
     }
     let needle = args.id.to_lowercase();

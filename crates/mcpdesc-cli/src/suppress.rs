@@ -9,7 +9,7 @@
 //!
 //! The findings of the document are matched against the entries here, in the command-line
 //! layer; the engine knows nothing of it. Entries that silence nothing and malformed entries
-//! are reported under the command line's own rule ids, listed in [`CLI_RULES`].
+//! are reported under the command line's own rule ids, listed in [`cli_rules`].
 
 use mcpdesc_core::{Diagnostic, Document, Selection, Severity};
 use serde_json::Value;
@@ -27,10 +27,23 @@ pub struct CliRule {
     pub title: &'static str,
     pub description: &'static str,
     pub severity: Severity,
+    /// The section of `docs/cli.md` that documents it.
+    pub section: &'static str,
 }
 
-/// The command line's own rules (documented in `docs/cli.md`).
-pub const CLI_RULES: &[CliRule] = &[
+/// Every rule the command line reports itself (documented in `docs/cli.md`).
+pub fn cli_rules() -> impl Iterator<Item = &'static CliRule> {
+    SUPPRESSION_RULES.iter().chain(crate::live::RULES)
+}
+
+/// Whether the command line, not the catalogue, reports rule `id`.
+pub fn is_cli_rule(id: &str) -> bool {
+    cli_rules().any(|r| r.id == id)
+}
+
+const SUPPRESSION_SECTION: &str = "In-document suppressions";
+
+const SUPPRESSION_RULES: &[CliRule] = &[
     CliRule {
         id: UNUSED,
         title: "Remove suppressions that silence nothing",
@@ -38,6 +51,7 @@ pub const CLI_RULES: &[CliRule] = &[
                       problem was fixed or the rule id or pointer is wrong. Remove the entry so \
                       that it cannot hide a future finding.",
         severity: Severity::Warning,
+        section: SUPPRESSION_SECTION,
     },
     CliRule {
         id: INVALID,
@@ -46,6 +60,7 @@ pub const CLI_RULES: &[CliRule] = &[
                       (a rule id or prefix), a non-empty `reason`, and optionally a `pointer` \
                       (an RFC 6901 JSON Pointer); the member itself is an array.",
         severity: Severity::Error,
+        section: SUPPRESSION_SECTION,
     },
 ];
 

@@ -53,7 +53,8 @@ fn descriptor_links(sarif: &Value) -> Vec<(String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|r| !r["id"].as_str().unwrap().starts_with("mcpdesc-cli."))
+        // The command line's own rules have no rule page.
+        .filter(|r| r["properties"]["owner"] != "mcpdesc-cli")
         .map(|r| {
             let id = r["id"].as_str().unwrap().to_owned();
             let url = r["properties"]["docUrl"]

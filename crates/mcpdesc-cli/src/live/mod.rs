@@ -1,11 +1,14 @@
 //! Talking MCP to a running server: start it (or connect to it), negotiate each protocol
 //! version in turn, and list what it offers, keeping every message as a capture.
 //!
-//! Nothing here judges the server; the reports are plain data for the commands that compare
-//! them with a description, and the capture is for the traffic rules.
+//! The session code never judges the server: the reports are plain data, which [`compare`]
+//! lines up with a description, and the capture is for the traffic rules.
 
+pub mod calls;
+pub mod compare;
 mod http;
 mod record;
+pub mod rules;
 mod session;
 mod stdio;
 mod transport;
@@ -14,6 +17,7 @@ use std::ffi::OsString;
 use std::time::Duration;
 
 pub use record::Recorder;
+pub use rules::RULES;
 pub use session::ServerReport;
 
 use session::Ids;
@@ -104,6 +108,19 @@ pub fn probe_recording(
     timeouts: &Timeouts,
     recorder: &mut Recorder,
 ) -> Result<Vec<ServerReport>, LiveError> {
+    probe_calling(live, target, versions, timeouts, recorder, &|_| Vec::new())
+}
+
+/// [`probe_recording`], also making the calls `calls(version)` plans once the lists are
+/// fetched (the examples of `--call-examples`); each report holds their outcomes.
+pub fn probe_calling(
+    live: &LiveDef,
+    target: &Target,
+    versions: &[String],
+    timeouts: &Timeouts,
+    recorder: &mut Recorder,
+    calls: &dyn Fn(&str) -> Vec<calls::PlannedCall>,
+) -> Result<Vec<ServerReport>, LiveError> {
     if let Target::Http { url } = target {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(LiveError::BadUrl { url: url.clone() });
@@ -122,6 +139,7 @@ pub fn probe_recording(
             &mut ids,
             version,
             timeouts,
+            &calls(version),
         );
         transport.close();
         // A server that says nothing at all before failing the first time is not running

@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 
 use mcpdesc_core::rules::file::{LiveDef, LiveStatelessDef};
 
+use super::calls::{CallOutcome, PlannedCall};
 use super::record::Recorder;
 use super::transport::{Incoming, Transport, TransportError};
 use super::Timeouts;
@@ -40,6 +41,9 @@ pub struct ServerReport {
     /// The entries of each list the server advertises, by the description collection it
     /// lines up with (the catalogue's `live.lists`).
     pub lists: std::collections::BTreeMap<String, Vec<Value>>,
+    /// What the server answered to each example call, when examples were run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<CallOutcome>,
     /// Everything that went wrong, in the order it happened.
     pub errors: Vec<String>,
 }
@@ -76,6 +80,7 @@ pub fn run(
     ids: &mut Ids,
     version: &str,
     timeouts: &Timeouts,
+    calls: &[PlannedCall],
 ) -> Outcome {
     // Versions are dates, so they compare as strings.
     let modern = live
@@ -98,7 +103,10 @@ pub fn run(
         raw_lines: 0,
     };
     let fatal = match session.negotiate() {
-        Ok(true) => session.list_all().err(),
+        Ok(true) => session
+            .list_all()
+            .and_then(|()| session.call_all(calls))
+            .err(),
         Ok(false) => None,
         Err(e) => Some(e),
     };
@@ -253,6 +261,31 @@ impl Session<'_> {
         for list in wanted {
             let items = self.list(&list.method, &list.result)?;
             self.report.lists.insert(list.collection.clone(), items);
+        }
+        Ok(())
+    }
+
+    /// The examples' requests, one by one; an error answer is that call's outcome.
+    fn call_all(&mut self, calls: &[PlannedCall]) -> Result<(), Fatal> {
+        for call in calls {
+            let mut params = call.params.as_object().cloned().unwrap_or_default();
+            if let Some(st) = self.live.stateless.as_ref().filter(|_| self.modern) {
+                params.insert("_meta".into(), self.request_meta(st));
+            }
+            let reply = self.request(
+                &call.method,
+                Some(Value::Object(params)),
+                self.timeouts.request,
+            )?;
+            let mut outcome = CallOutcome {
+                pointer: call.pointer.clone(),
+                ..CallOutcome::default()
+            };
+            match reply {
+                Reply::Result(r) => outcome.result = Some(r),
+                Reply::Error(e) => outcome.error = Some(describe_error(&e)),
+            }
+            self.report.calls.push(outcome);
         }
         Ok(())
     }

@@ -16,7 +16,7 @@ use super::diagnostics::{catalogue_of, range_of, FindingData};
 use super::edits::{self, Edit};
 use super::text::Text;
 use super::worker::Checked;
-use crate::suppress::{CLI_RULES, SUPPRESS_KEY};
+use crate::suppress::{is_cli_rule, SUPPRESS_KEY};
 
 /// What a new suppression says until its author writes the real reason.
 pub const REASON_PLACEHOLDER: &str = "TODO: say why this finding does not apply";
@@ -41,7 +41,7 @@ pub fn code_actions(checked: &Checked, params: CodeActionParams) -> Vec<CodeActi
     let uri = &params.text_document.uri;
     let mut out = Vec::new();
     for (lsp_diag, d) in findings_in(checked, &params) {
-        if CLI_RULES.iter().any(|r| r.id == d.rule) {
+        if is_cli_rule(&d.rule) {
             continue;
         }
         if let Some(action) = fix(cat, doc, &checked.text, d) {

@@ -9,10 +9,38 @@ import json
 import sys
 
 MODE = sys.argv[1]
+# Modes of a well-behaved server, for `check-server` (tests/check_server.rs), combine with
+# `+`: "tidy" answers every list; "old-only" agrees to 2025-03-26 whatever is asked;
+# "no-prompts" declares no prompts capability.
+FLAGS = set(MODE.split("+"))
 CAPS = {"tools": {}, "resources": {}, "prompts": {}}
+if "no-prompts" in FLAGS:
+    del CAPS["prompts"]
 INFO = {"name": "fake", "version": "0.0.1"}
 TOOLS = [{"name": f"tool-{i}", "inputSchema": {"type": "object"}} for i in range(5)]
 RESOURCES = [{"uri": f"file:///r{i}.txt", "name": f"r{i}"} for i in range(3)]
+# "versioned-tools" (for `init --from-server`, tests/live_init.rs) refuses 2024-11-05,
+# offering 2025-03-26, and lists tools that differ by version: `stable` in every one,
+# `retired` until 2025-03-26, `added` from 2025-06-18, `changed` reworded from 2025-11-25;
+# with "titled", `stable` has a title in every version.
+NEGOTIATED = "2026-07-28"
+# "schemaless" lists tools without their required input schema.
+if "schemaless" in FLAGS:
+    TOOLS = [{"name": t["name"]} for t in TOOLS]
+
+
+def versioned_tools(version):
+    schema = {"type": "object"}
+    tools = [{"name": "stable", "description": "Always there.", "inputSchema": schema}]
+    if "titled" in FLAGS:
+        tools[0]["title"] = "Stable"
+    if version <= "2025-03-26":
+        tools.append({"name": "retired", "inputSchema": schema})
+    if version >= "2025-06-18":
+        tools.append({"name": "added", "title": "Added", "inputSchema": schema})
+    wording = "New wording." if version >= "2025-11-25" else "Old wording."
+    tools.append({"name": "changed", "description": wording, "inputSchema": schema})
+    return tools
 
 
 def send(obj):
@@ -70,7 +98,11 @@ while True:
     if method == "initialize":
         if MODE == "wrong-id":
             rid = rid + 1000
-        result(rid, {"protocolVersion": params["protocolVersion"], "capabilities": CAPS,
+        agreed = "2025-03-26" if "old-only" in FLAGS else params["protocolVersion"]
+        if "versioned-tools" in FLAGS and agreed == "2024-11-05":
+            agreed = "2025-03-26"
+        NEGOTIATED = agreed
+        result(rid, {"protocolVersion": agreed, "capabilities": CAPS,
                      "serverInfo": INFO}, False)
         if MODE == "crash":
             sys.stderr.write("fatal: simulated crash after initialize\n")
@@ -90,12 +122,15 @@ while True:
                     "code": -32603, "message": f"unexpected answers: {pong} {roots}"}})
                 continue
         size = 2 if MODE == "paginate" else 100
-        tools, nxt = page(TOOLS, params.get("cursor"), size)
+        listed = versioned_tools(NEGOTIATED) if "versioned-tools" in FLAGS else TOOLS
+        tools, nxt = page(listed, params.get("cursor"), size)
         result(rid, dict({"tools": tools}, **({"nextCursor": nxt} if nxt else {})), modern)
     elif method == "resources/list":
         size = 2 if MODE == "paginate" else 100
         res, nxt = page(RESOURCES, params.get("cursor"), size)
         result(rid, dict({"resources": res}, **({"nextCursor": nxt} if nxt else {})), modern)
+    elif method == "resources/templates/list" and "tidy" in FLAGS:
+        result(rid, {"resourceTemplates": []}, modern)
     elif method == "resources/templates/list":
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "templates are broken"}})
     elif method == "prompts/list":

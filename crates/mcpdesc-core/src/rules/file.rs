@@ -272,6 +272,10 @@ pub struct LiveDef {
     /// Where a description declares capabilities: a top-level collection of declarations,
     /// each an object of capability names.
     pub capabilities: String,
+    /// Members of a description's declarations that start with this prefix are
+    /// specification extensions, not protocol data, and are never compared with a server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension_prefix: Option<String>,
     /// The paginated lists the server is asked for, each lined up with a description
     /// collection.
     pub lists: Vec<LiveListDef>,
@@ -279,6 +283,29 @@ pub struct LiveDef {
     pub cursor: LiveCursorDef,
     /// Names of the members of handshake and discovery messages.
     pub members: LiveMembersDef,
+    /// How `mcpdesc init --from-server` makes a description from what a server reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init: Option<LiveInitDef>,
+    /// How the description's examples are run against the server (`--call-examples`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<LiveCallDef>,
+}
+
+/// One kind of example call: for every example of every entry of `collection`, a `method`
+/// request whose result is compared, by shape, with the example's `result`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LiveCallDef {
+    /// A `lists` collection.
+    pub collection: String,
+    /// The entry member that holds its named examples.
+    pub examples: String,
+    pub method: String,
+    /// The request's parameters: `{key}` is the entry's key, `@member` a member of the
+    /// example (the parameter is left out when the example has none).
+    pub params: BTreeMap<String, String>,
+    /// The example member that holds the expected result.
+    pub result: String,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -350,6 +377,23 @@ pub struct LiveListDef {
 pub struct LiveCursorDef {
     pub param: String,
     pub next: String,
+}
+
+/// The parts of a description that `mcpdesc init --from-server` fills from a server's answers
+/// (the collections come from `lists` and `capabilities`).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LiveInitDef {
+    /// JSON Pointer, in the description, of the object that describes the server.
+    pub info: String,
+    /// The members of that object, each with the JSON Pointer, in the server's
+    /// self-description (the result member `members.server-info`), of the value it is
+    /// copied from; a member the server does not report is left out.
+    pub info_members: BTreeMap<String, String>,
+    /// Members of the server's list entries that a description does not carry (metadata of
+    /// the wire message rather than of the primitive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop: Vec<String>,
 }
 
 /// In-document references: objects whose only member is `member`, holding a local pointer

@@ -86,6 +86,21 @@ impl Catalogue {
         crate::eval::scope::ScopeMap::compute(root, &self.scope, &self.versions)
     }
 
+    /// `root` with every resolvable in-document reference at a use site replaced by its
+    /// target, as rules see it (the original when there is nothing to replace), so that
+    /// callers comparing a description with something else compare what rules judge.
+    pub fn resolve_references(
+        &self,
+        root: &serde_json::Value,
+        limits: &crate::Limits,
+    ) -> serde_json::Value {
+        let cache = crate::eval::context::DocCache::with_limits(limits);
+        self.references
+            .as_ref()
+            .and_then(|r| r.substitute_within(root, limits, &cache))
+            .unwrap_or_else(|| root.clone())
+    }
+
     /// The rules this release defines itself (added or replaced here): the rules whose
     /// examples are in its fixture directory.
     pub fn own_rules(&self) -> impl Iterator<Item = &Arc<Rule>> {

@@ -1,0 +1,398 @@
+//! `mcpdesc check-server`: validates a description, probes its server in every protocol
+//! version the description declares, and reports where the two disagree, together with
+//! the traffic rules' findings on every message exchanged.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context as _, Result};
+use mcpdesc_core::{Diagnostic, Document, Engine, Format, Report};
+use serde_json::Value;
+
+use crate::cli::RulesArgs;
+use crate::config::{self, ColorWhen, FailOn};
+use crate::findings::Policy;
+use crate::live::compare::{self, Description};
+use crate::live::{self, calls, Recorder, Target, Timeouts};
+use crate::render::{self, DocUrls, FileResult, OutputFormat, RenderContext};
+
+#[derive(Debug, clap::Args)]
+pub struct CheckServerArgs {
+    /// The MCP Description of the server (JSON or YAML).
+    #[arg(value_name = "DESCRIPTION")]
+    pub description: PathBuf,
+    /// Check the Streamable HTTP endpoint at this URL instead of starting a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+    /// Write every message exchanged to FILE as a capture (see docs/traffic.md); the traffic
+    /// findings are then reported under this path.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Also run the description's examples against the server (tool examples are calls of
+    /// the tool, so they can have side effects) and compare each result's shape with the
+    /// example's.
+    #[arg(long)]
+    pub call_examples: bool,
+    /// How long to wait for each answer of the server, in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// How long to wait for the first answer of each fresh connection (it includes the
+    /// server's start-up), in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 30_000)]
+    pub startup_timeout_ms: u64,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, help_heading = "Output")]
+    pub format: OutputFormat,
+    /// Colour the text output: on a terminal unless NO_COLOR is set (auto), always, never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto, help_heading = "Output")]
+    pub color: ColorWhen,
+    /// Where the rule pages linked from each finding live (see `validate --docs-base-url`).
+    #[arg(long, value_name = "URL", help_heading = "Output")]
+    pub docs_base_url: Option<String>,
+
+    /// Use the strict profile: warnings are reported as errors.
+    #[arg(long, help_heading = "Profile and selection")]
+    pub strict: bool,
+    /// Lowest severity that makes the run fail (exit 1).
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error, help_heading = "Profile and selection")]
+    pub fail_on: FailOn,
+    /// Run only these rules (catalogue, traffic and `mcpdesc-live.*` alike): ids or
+    /// prefixes; repeatable or comma-separated.
+    #[arg(
+        long,
+        value_name = "RULE",
+        value_delimiter = ',',
+        help_heading = "Profile and selection"
+    )]
+    pub select: Vec<String>,
+    /// Skip these rules: ids or prefixes; repeatable or comma-separated.
+    #[arg(
+        long,
+        value_name = "RULE",
+        value_delimiter = ',',
+        help_heading = "Profile and selection"
+    )]
+    pub ignore: Vec<String>,
+    /// Check only this protocol version, which the description must declare (repeatable)
+    /// [default: every version the description declares].
+    #[arg(
+        long = "protocol-version",
+        value_name = "VERSION",
+        help_heading = "Profile and selection"
+    )]
+    pub protocol_versions: Vec<String>,
+
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub limits: crate::limit_args::LimitArgs,
+
+    /// The server's command and its arguments, after `--`; it speaks MCP on standard input
+    /// and output.
+    #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
+    pub command: Vec<OsString>,
+}
+
+pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
+    let target = match (&args.url, args.command.split_first()) {
+        (Some(url), _) => Target::Http { url: url.clone() },
+        (None, Some((command, rest))) => Target::Stdio {
+            command: command.clone(),
+            args: rest.to_vec(),
+        },
+        (None, None) => bail!("give the server's command after `--`, or --url"),
+    };
+    let engine = crate::cli::engine(&args.rules.rules, args.rules.spec_version.as_deref())?
+        .with_limits(args.limits.limits());
+    let selection = crate::findings::selection(
+        engine.catalogue(),
+        &args.select,
+        &args.ignore,
+        &args.protocol_versions,
+    )
+    .map_err(anyhow::Error::msg)?;
+    let engine = engine.with_selection(selection.clone());
+    let limits = engine.limits().clone();
+
+    let path = &args.description;
+    let display = path.display().to_string();
+    let format = match Format::from_path(&display) {
+        // A description is never a capture, whatever its name.
+        Format::Capture => Format::Json,
+        other => other,
+    };
+    let bytes = mcpdesc_core::document::read_bounded(path, limits.max_input_bytes)
+        .with_context(|| format!("cannot read {display}"))?;
+    let checked = engine.validate_bytes(&bytes, format);
+    let text = source_text(bytes);
+    let policy = Policy {
+        catalogue: engine.catalogue(),
+        selection: &selection,
+        config: None,
+        strict: args.strict,
+    };
+    let abs = config::absolute(path);
+
+    let mut results = Vec::new();
+    match Document::parse_str(&text, format, &limits) {
+        // Nothing to compare: reported as `validate` reports it.
+        Err(_) => results.push(file_result(display.clone(), text, checked, Vec::new())),
+        Ok(doc) => {
+            let cat = engine.catalogue_for(doc.value());
+            let Some(live_def) = cat.def.live.as_ref() else {
+                bail!(
+                    "the catalogue has no `live` section: it does not say how to talk to a server"
+                );
+            };
+            let versions = versions(cat, &doc, &args.protocol_versions)?;
+            let timeouts = Timeouts {
+                startup: Duration::from_millis(args.startup_timeout_ms),
+                request: Duration::from_millis(args.timeout_ms),
+            };
+            let mut recorder = Recorder::default();
+            let resolved = cat.resolve_references(doc.value(), &limits);
+            let planner = calls::planner(cat, live_def, &resolved);
+            let no_calls = |_: &str| Vec::new();
+            let plans: &dyn Fn(&str) -> Vec<calls::PlannedCall> = if args.call_examples {
+                &planner
+            } else {
+                &no_calls
+            };
+            let probed = live::probe_calling(
+                live_def,
+                &target,
+                &versions,
+                &timeouts,
+                &mut recorder,
+                plans,
+            );
+            // Written also when the probe failed: the capture shows what the server did.
+            if let Some(record) = &args.record {
+                std::fs::write(record, recorder.as_bytes())
+                    .with_context(|| format!("cannot write the capture to {}", record.display()))?;
+            }
+            let reports = projected(&engine, live_def, probed?);
+            let mut found = compare::compare(
+                cat,
+                live_def,
+                &Description {
+                    doc: &doc,
+                    resolved: &resolved,
+                },
+                &reports,
+            );
+            if args.call_examples {
+                found.extend(example_findings(&doc, &reports, plans));
+            }
+            found.retain(|d| selection.includes(&d.rule));
+            results.push(file_result(display.clone(), text, checked, found));
+
+            let capture = String::from_utf8_lossy(recorder.as_bytes()).into_owned();
+            let traffic = engine.validate_bytes(recorder.as_bytes(), Format::Capture);
+            let name = match &args.record {
+                Some(record) => record.display().to_string(),
+                None => format!("{display}#traffic"),
+            };
+            results.push(file_result(name, capture, traffic, Vec::new()));
+        }
+    }
+    for r in &mut results {
+        let text = r.source.clone();
+        let format = if r.path == display {
+            format
+        } else {
+            Format::Capture
+        };
+        r.suppressed += policy.apply(&mut r.diagnostics, &abs, text.as_deref(), format, &limits);
+        sort(&mut r.diagnostics);
+    }
+
+    let out = render_all(&results, &engine, &args)?;
+    crate::output::emit(&out)?;
+    let fail_on = args.fail_on.severity();
+    let failed = results
+        .iter()
+        .any(|r| r.load_error.is_some() || r.diagnostics.iter().any(|d| d.severity >= fail_on));
+    Ok(ExitCode::from(u8::from(failed)))
+}
+
+/// The server's reports in description terms: each version's entries and capabilities as
+/// the description `init --from-server` would write has them for that version. What a
+/// server sends that no description may declare for the version (a member the version
+/// lacks, say) is left out there, so it is not reported as a difference here either; the
+/// traffic rules judge what the server sent.
+fn projected(
+    engine: &Engine,
+    live_def: &live::LiveDef,
+    mut reports: Vec<live::ServerReport>,
+) -> Vec<live::ServerReport> {
+    let Ok(draft) = crate::init::draft(engine, &reports) else {
+        return reports;
+    };
+    let root = &draft.document;
+    let cat = engine.catalogue_for(root);
+    let scopes = cat.scopes(root);
+    let member = cat.def.scope.member.as_str();
+    let in_scope = |coll: &str, v| -> Vec<Value> {
+        root.get(coll)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter(|(i, _)| scopes.scope_of(&format!("/{coll}/{i}")).contains(v))
+            .map(|(_, e)| {
+                let mut e = e.clone();
+                if let Some(o) = e.as_object_mut() {
+                    o.remove(member);
+                }
+                e
+            })
+            .collect()
+    };
+    for report in reports.iter_mut().filter(|r| r.negotiated.is_some()) {
+        let Some(v) = cat.versions.parse(&report.requested) else {
+            continue;
+        };
+        for list in &live_def.lists {
+            if report.lists.contains_key(&list.collection) {
+                report
+                    .lists
+                    .insert(list.collection.clone(), in_scope(&list.collection, v));
+            }
+        }
+        let mut caps = serde_json::Map::new();
+        for decl in in_scope(&live_def.capabilities, v) {
+            if let Value::Object(o) = decl {
+                caps.extend(o);
+            }
+        }
+        report.capabilities = Some(Value::Object(caps));
+    }
+    reports
+}
+
+/// The findings of the example calls of every version, one per example and finding with the
+/// versions it holds for.
+fn example_findings(
+    doc: &Document,
+    reports: &[live::ServerReport],
+    plans: &dyn Fn(&str) -> Vec<calls::PlannedCall>,
+) -> Vec<mcpdesc_core::Diagnostic> {
+    let mut out: Vec<mcpdesc_core::Diagnostic> = Vec::new();
+    for report in reports.iter().filter(|r| r.negotiated.is_some()) {
+        for f in calls::findings(&plans(&report.requested), &report.calls) {
+            let rule = if f.failed {
+                live::rules::EXAMPLE_FAILED
+            } else {
+                live::rules::EXAMPLE_DIFFERS
+            };
+            let message = crate::render::safe::escape(&f.message).into_owned();
+            if let Some(d) = out
+                .iter_mut()
+                .find(|d| d.rule == rule && d.pointer == f.pointer && d.message == message)
+            {
+                d.versions.push(report.requested.clone());
+                continue;
+            }
+            let pos = doc.position(&f.pointer);
+            let severity = crate::suppress::cli_rules()
+                .find(|r| r.id == rule)
+                .map_or(mcpdesc_core::Severity::Error, |r| r.severity);
+            out.push(mcpdesc_core::Diagnostic {
+                rule: rule.to_owned(),
+                severity,
+                message,
+                pointer: f.pointer,
+                line: pos.line,
+                column: pos.column,
+                versions: vec![report.requested.clone()],
+            });
+        }
+    }
+    out
+}
+
+/// The protocol versions to check: those the description declares, narrowed to `asked`.
+fn versions(
+    cat: &mcpdesc_core::Catalogue,
+    doc: &Document,
+    asked: &[String],
+) -> Result<Vec<String>> {
+    let declared = cat.versions.names(cat.scopes(doc.value()).root());
+    if declared.is_empty() {
+        bail!(
+            "the description declares no protocol version (`{}`) to check the server in",
+            cat.def.scope.member
+        );
+    }
+    if let Some(v) = asked.iter().find(|v| !declared.contains(v)) {
+        bail!(
+            "the description does not declare protocol version {v}; it declares {}",
+            declared.join(", ")
+        );
+    }
+    Ok(declared
+        .into_iter()
+        .filter(|v| asked.is_empty() || asked.contains(v))
+        .collect())
+}
+
+fn source_text(bytes: Vec<u8>) -> String {
+    let mut text = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    text
+}
+
+fn file_result(path: String, source: String, report: Report, more: Vec<Diagnostic>) -> FileResult {
+    let mut diagnostics = report.diagnostics;
+    diagnostics.extend(more);
+    FileResult {
+        path,
+        source: Some(source),
+        diagnostics,
+        load_error: report.load_error,
+        io_error: false,
+        suppressed: 0,
+        baselined: 0,
+        release: Some(report.release),
+    }
+}
+
+fn sort(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by(|a, b| {
+        (a.line, a.column, &a.pointer, &a.rule, &a.message)
+            .cmp(&(b.line, b.column, &b.pointer, &b.rule, &b.message))
+    });
+}
+
+fn render_all(results: &[FileResult], engine: &Engine, args: &CheckServerArgs) -> Result<String> {
+    let color = args.format == OutputFormat::Text
+        && match args.color {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+            }
+        };
+    let ctx = RenderContext {
+        catalogue: engine.catalogue(),
+        releases: engine.releases(),
+        docs: DocUrls::new(args.docs_base_url.as_deref()),
+        strict: args.strict,
+        fail_on: args.fail_on.severity(),
+        color,
+    };
+    Ok(match args.format {
+        OutputFormat::Text => render::text(results, &ctx),
+        OutputFormat::Json => render::json(results, &ctx)?,
+        OutputFormat::Sarif => render::sarif(results, &ctx)?,
+        OutputFormat::Github => render::github(results, &ctx),
+        OutputFormat::Junit => render::junit(results, &ctx),
+    })
+}

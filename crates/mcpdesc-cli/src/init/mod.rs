@@ -1,0 +1,92 @@
+//! A starting description from what a live server reports in each protocol version it
+//! negotiates: its info, its capabilities and every entry of its lists, each declaration
+//! scoped to the versions that reported it as written.
+//!
+//! Every name the description uses comes from the catalogue (`live`, `scope`,
+//! `spec-version-pointer`, the release), and which members a version can carry from its
+//! rules (see `repair`).
+
+mod build;
+mod observed;
+mod repair;
+mod yaml;
+
+use anyhow::{bail, Context as _, Result};
+use mcpdesc_core::{Catalogue, Engine};
+use serde_json::Value;
+
+use crate::live::ServerReport;
+
+pub use yaml::to_yaml;
+
+/// The description, and the versions it covers.
+#[derive(Debug)]
+pub struct Draft {
+    pub document: Value,
+    pub versions: Vec<String>,
+}
+
+/// The description of the server that gave `reports`; an error when it negotiated no
+/// version at all.
+pub fn draft(engine: &Engine, reports: &[ServerReport]) -> Result<Draft> {
+    let cat = engine.catalogue();
+    let shape = shape(cat)?;
+    let live = cat
+        .def
+        .live
+        .as_ref()
+        .context("the catalogue has no `live` section")?;
+    let drop = live
+        .init
+        .as_ref()
+        .map(|i| i.drop.as_slice())
+        .unwrap_or_default();
+    // Catalogue order is oldest first.
+    let order: Vec<&str> = cat.versions.iter().map(|(_, name)| name).collect();
+    let mut observed = observed::Observed::new(live, drop, &order, reports);
+    if observed.versions.is_empty() {
+        bail!("the server negotiated none of the protocol versions asked for");
+    }
+    let document = repair::settle(engine, &shape, &mut observed);
+    Ok(Draft {
+        document,
+        versions: observed.versions,
+    })
+}
+
+/// Where the parts of a description go, from the catalogue.
+fn shape(cat: &Catalogue) -> Result<build::Shape> {
+    let live = cat
+        .def
+        .live
+        .as_ref()
+        .context("the catalogue has no `live` section")?;
+    let Some(init) = live.init.as_ref() else {
+        bail!("the catalogue's `live` section has no `init`: it does not say how to make a description");
+    };
+    let Some(spec_pointer) = cat.def.spec_version_pointer.clone() else {
+        bail!("the catalogue has no `spec-version-pointer`: it does not say where a description names its specification version");
+    };
+    // The root scope is a JSONPath; a description writes it as one root member.
+    let Some(root_versions) = cat
+        .def
+        .scope
+        .root
+        .strip_prefix("$.")
+        .filter(|m| !m.contains(['.', '[']))
+    else {
+        bail!(
+            "the catalogue's root scope `{}` is not one root member",
+            cat.def.scope.root
+        );
+    };
+    Ok(build::Shape {
+        spec_pointer,
+        spec_version: cat.release.version.to_string(),
+        info: init.info.clone(),
+        info_members: init.info_members.clone(),
+        root_versions: root_versions.to_owned(),
+        scope_member: cat.def.scope.member.clone(),
+        capabilities: live.capabilities.clone(),
+    })
+}
