@@ -122,9 +122,29 @@ fn a_faithful_description_is_clean() {
 }
 
 #[test]
-fn a_renamed_tool_is_missing_and_undescribed() {
+fn a_renamed_tool_is_one_finding() {
     let mut d = tidy_description();
     d["tools"][3]["name"] = json!("tool-renamed");
+    let c = check_fake(&d, "tidy");
+    assert_eq!(c.run.code, Some(1), "{}", c.run.output());
+    assert_eq!(
+        c.live(),
+        [("mcpdesc-live.entry-renamed".into(), "/tools/3/name".into())]
+    );
+    let renamed = c.finding("mcpdesc-live.entry-renamed");
+    let message = renamed["message"].as_str().unwrap();
+    assert!(
+        message.contains("`tool-renamed`") && message.contains("`tool-3`"),
+        "{renamed}"
+    );
+    assert_eq!(renamed["versions"], json!(["2025-06-18"]));
+}
+
+#[test]
+fn a_tool_renamed_and_changed_is_missing_and_undescribed() {
+    let mut d = tidy_description();
+    d["tools"][3]["name"] = json!("tool-renamed");
+    d["tools"][3]["description"] = json!("something else");
     let c = check_fake(&d, "tidy");
     assert_eq!(c.run.code, Some(1), "{}", c.run.output());
     assert_eq!(

@@ -1,8 +1,10 @@
 //! The real MCP servers that `xtask/live-servers/install.sh` installs at pinned versions.
 
+use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use super::registries::registries_unreachable;
 use super::workspace;
@@ -43,13 +45,60 @@ pub fn real_servers_installed() -> bool {
     }
 }
 
+fn everything_js() -> PathBuf {
+    servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
 /// `node …/server-everything/dist/index.js stdio`.
 pub fn everything_stdio() -> Vec<PathBuf> {
     vec![
         PathBuf::from("node"),
-        servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+        everything_js(),
         PathBuf::from("stdio"),
     ]
+}
+
+/// server-everything in Streamable HTTP mode on a free loopback port, stopped when dropped
+/// however the test ends.
+pub struct EverythingHttp {
+    child: Child,
+    pub url: String,
+}
+
+impl Drop for EverythingHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts server-everything in Streamable HTTP mode and waits until it listens.
+pub fn everything_http() -> EverythingHttp {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = EverythingHttp {
+        child: Command::new("node")
+            .arg(everything_js())
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    };
+    let up = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            up.elapsed() < Duration::from_secs(30),
+            "server-everything did not listen on port {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server
 }
 
 /// The server built with the official Python SDK, in its virtual environment.

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod live_check;
 pub mod live_servers;
 pub mod lsp;
 pub mod registries;
