@@ -2,10 +2,8 @@
 //! version the description declares, and reports where the two disagree, together with
 //! the traffic rules' findings on every message exchanged.
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 use mcpdesc_core::{Diagnostic, Document, Engine, Format, Report};
@@ -15,7 +13,7 @@ use crate::cli::RulesArgs;
 use crate::config::{self, ColorWhen, FailOn};
 use crate::findings::Policy;
 use crate::live::compare::{self, Description};
-use crate::live::{self, calls, Recorder, Target, Timeouts};
+use crate::live::{self, calls, Recorder};
 use crate::render::{self, DocUrls, FileResult, OutputFormat, RenderContext};
 
 #[derive(Debug, clap::Args)]
@@ -23,9 +21,8 @@ pub struct CheckServerArgs {
     /// The MCP Description of the server (JSON or YAML).
     #[arg(value_name = "DESCRIPTION")]
     pub description: PathBuf,
-    /// Check the Streamable HTTP endpoint at this URL instead of starting a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    pub url: Option<String>,
+    #[command(flatten)]
+    pub server: crate::server_target::ServerTargetArgs,
     /// Write every message exchanged to FILE as a capture (see docs/traffic.md); the traffic
     /// findings are then reported under this path.
     #[arg(long, value_name = "FILE")]
@@ -35,13 +32,6 @@ pub struct CheckServerArgs {
     /// example's.
     #[arg(long)]
     pub call_examples: bool,
-    /// How long to wait for each answer of the server, in milliseconds.
-    #[arg(long, value_name = "N", default_value_t = 10_000)]
-    pub timeout_ms: u64,
-    /// How long to wait for the first answer of each fresh connection (it includes the
-    /// server's start-up), in milliseconds.
-    #[arg(long, value_name = "N", default_value_t = 30_000)]
-    pub startup_timeout_ms: u64,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text, help_heading = "Output")]
@@ -89,22 +79,10 @@ pub struct CheckServerArgs {
     pub rules: RulesArgs,
     #[command(flatten)]
     pub limits: crate::limit_args::LimitArgs,
-
-    /// The server's command and its arguments, after `--`; it speaks MCP on standard input
-    /// and output.
-    #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
-    pub command: Vec<OsString>,
 }
 
 pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
-    let target = match (&args.url, args.command.split_first()) {
-        (Some(url), _) => Target::Http { url: url.clone() },
-        (None, Some((command, rest))) => Target::Stdio {
-            command: command.clone(),
-            args: rest.to_vec(),
-        },
-        (None, None) => bail!("give the server's command after `--`, or --url"),
-    };
+    let target = args.server.target()?;
     let engine = crate::cli::engine(&args.rules.rules, args.rules.spec_version.as_deref())?
         .with_limits(args.limits.limits());
     let selection = crate::findings::selection(
@@ -148,10 +126,7 @@ pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
                 );
             };
             let versions = versions(cat, &doc, &args.protocol_versions)?;
-            let timeouts = Timeouts {
-                startup: Duration::from_millis(args.startup_timeout_ms),
-                request: Duration::from_millis(args.timeout_ms),
-            };
+            let timeouts = args.server.timeouts();
             let mut recorder = Recorder::default();
             let resolved = cat.resolve_references(doc.value(), &limits);
             let planner = calls::planner(cat, live_def, &resolved);

@@ -2,15 +2,13 @@
 //! reports in each protocol version it negotiates, checked by the rules before it is
 //! written.
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 use mcpdesc_core::{Document, Format, Limits, Severity};
 
-use crate::live::{self, Target, Timeouts};
+use crate::live::{self, Target};
 use crate::render::safe;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -25,9 +23,8 @@ pub struct InitArgs {
     /// reports.
     #[arg(long, required = true)]
     pub from_server: bool,
-    /// Connect to the Streamable HTTP endpoint at this URL instead of starting a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    pub url: Option<String>,
+    #[command(flatten)]
+    pub server: crate::server_target::ServerTargetArgs,
     /// A protocol version to negotiate; repeatable [default: every version the catalogue
     /// knows]. Only the versions the server agrees to are described.
     #[arg(long = "protocol-version", value_name = "VERSION")]
@@ -40,28 +37,10 @@ pub struct InitArgs {
     pub force: bool,
     #[arg(long, value_enum, default_value_t = OutputFormat::Yaml)]
     pub format: OutputFormat,
-    /// How long to wait for each answer of the server, in milliseconds.
-    #[arg(long, value_name = "N", default_value_t = 10_000)]
-    pub timeout_ms: u64,
-    /// How long to wait for the first answer of each fresh connection (it includes the
-    /// server's start-up), in milliseconds.
-    #[arg(long, value_name = "N", default_value_t = 30_000)]
-    pub startup_timeout_ms: u64,
-    /// The server's command and its arguments, after `--`; it speaks MCP on standard input
-    /// and output.
-    #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
-    pub command: Vec<OsString>,
 }
 
 pub fn run(args: InitArgs) -> Result<ExitCode> {
-    let target = match (&args.url, args.command.split_first()) {
-        (Some(url), _) => Target::Http { url: url.clone() },
-        (None, Some((command, rest))) => Target::Stdio {
-            command: command.clone(),
-            args: rest.to_vec(),
-        },
-        (None, None) => bail!("give the server's command after `--`, or --url"),
-    };
+    let target = args.server.target()?;
     // Refused before the server is started: probing can take a while.
     if let Some(out) = &args.out {
         if out.exists() && !args.force {
@@ -78,10 +57,7 @@ pub fn run(args: InitArgs) -> Result<ExitCode> {
     } else {
         args.protocol_versions.clone()
     };
-    let timeouts = Timeouts {
-        startup: Duration::from_millis(args.startup_timeout_ms),
-        request: Duration::from_millis(args.timeout_ms),
-    };
+    let timeouts = args.server.timeouts();
     let reports = live::probe(live_def, &target, &versions, &timeouts)?;
     for r in &reports {
         // What the description cannot show: the author should know it is incomplete.

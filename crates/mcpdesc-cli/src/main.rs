@@ -18,6 +18,7 @@ mod probe_cmd;
 mod render;
 mod rules_cmd;
 mod server;
+mod server_target;
 mod suppress;
 mod test_cmd;
 mod validate_cmd;

@@ -6,12 +6,10 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 
 use serde_json::{json, Value};
-use support::registries::registries_unreachable;
-use support::{mcpdesc, workspace, Run};
+use support::live_servers::{real_servers_installed, servers_dir};
+use support::{mcpdesc, Run};
 
 /// What the fake server offers in its "tidy" modes, for 2025-06-18.
 fn tidy_description() -> Value {
@@ -335,40 +333,6 @@ fn the_live_rules_are_shown_like_other_command_line_rules() {
 }
 
 // ---------------------------------------------------------------- the real server
-
-fn servers_dir() -> PathBuf {
-    workspace().join("xtask/live-servers")
-}
-
-fn real_servers_installed() -> bool {
-    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
-    let outcome = INSTALLED.get_or_init(|| {
-        let run = Command::new("timeout")
-            .arg("900")
-            .arg("bash")
-            .arg(servers_dir().join("install.sh"))
-            .output()
-            .unwrap();
-        if run.status.success() {
-            return Ok(());
-        }
-        match registries_unreachable() {
-            Some(why) => Err(why),
-            None => panic!(
-                "xtask/live-servers/install.sh failed:\n{}\n{}",
-                String::from_utf8_lossy(&run.stdout),
-                String::from_utf8_lossy(&run.stderr)
-            ),
-        }
-    });
-    match outcome {
-        Ok(()) => true,
-        Err(why) => {
-            eprintln!("skipping the live servers: {why}");
-            false
-        }
-    }
-}
 
 #[test]
 fn server_everything_matches_a_description_of_its_own_lists() {

@@ -12,52 +12,14 @@ mod support;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::registries::registries_unreachable;
-use support::{mcpdesc, mcpdesc_in, workspace, Run};
+use support::live_servers::{real_servers_installed, servers_dir};
+use support::{mcpdesc, mcpdesc_in, Run};
 
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const MODERN: &str = "2026-07-28";
-
-fn servers_dir() -> PathBuf {
-    workspace().join("xtask/live-servers")
-}
-
-/// Installs the real servers once per test run; `false` (with the reason printed) when a
-/// registry cannot be reached.
-fn real_servers_installed() -> bool {
-    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
-    let outcome = INSTALLED.get_or_init(|| {
-        let run = Command::new("timeout")
-            .arg("900")
-            .arg("bash")
-            .arg(servers_dir().join("install.sh"))
-            .output()
-            .unwrap();
-        if run.status.success() {
-            return Ok(());
-        }
-        let output = format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&run.stdout),
-            String::from_utf8_lossy(&run.stderr)
-        );
-        match registries_unreachable() {
-            Some(why) => Err(why),
-            None => panic!("xtask/live-servers/install.sh failed:\n{output}"),
-        }
-    });
-    match outcome {
-        Ok(()) => true,
-        Err(why) => {
-            eprintln!("skipping the live servers: {why}");
-            false
-        }
-    }
-}
 
 fn everything_js() -> PathBuf {
     servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
