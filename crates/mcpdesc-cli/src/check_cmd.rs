@@ -105,7 +105,7 @@ pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
     let bytes = mcpdesc_core::document::read_bounded(path, limits.max_input_bytes)
         .with_context(|| format!("cannot read {display}"))?;
     let checked = engine.validate_bytes(&bytes, format);
-    let text = source_text(bytes);
+    let text = crate::findings::source_text(bytes);
     let policy = Policy {
         catalogue: engine.catalogue(),
         selection: &selection,
@@ -313,15 +313,6 @@ fn versions(
         .into_iter()
         .filter(|v| asked.is_empty() || asked.contains(v))
         .collect())
-}
-
-fn source_text(bytes: Vec<u8>) -> String {
-    let mut text = String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-    }
-    text
 }
 
 fn file_result(path: String, source: String, report: Report, more: Vec<Diagnostic>) -> FileResult {

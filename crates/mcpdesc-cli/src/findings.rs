@@ -9,6 +9,17 @@ use mcpdesc_core::{Catalogue, Diagnostic, Document, Format, Limits, Selection, S
 use crate::config::Config;
 use crate::suppress;
 
+/// A document's bytes as the text excerpts and suppressions read: invalid UTF-8 replaced,
+/// a leading byte-order mark dropped (the parsers skip it too, so positions agree).
+pub fn source_text(bytes: Vec<u8>) -> String {
+    let mut text = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    text
+}
+
 /// The rules and protocol versions a run covers: `select` and `ignore` patterns, and the
 /// protocol versions named (every version when none is).
 pub fn selection(

@@ -389,11 +389,7 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>, kind: InputKind) 
     let report = engine.validate_bytes(&bytes, kind.format(&input.display));
     // The text is kept for excerpts and suppressions only; a clean document's is dropped
     // here rather than copied, which matters for large documents in large batches.
-    let mut text = String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-    }
+    let text = crate::findings::source_text(bytes);
     let needed = !report.diagnostics.is_empty()
         || report.load_error.is_some()
         || text.contains(suppress::SUPPRESS_KEY);

@@ -9,26 +9,18 @@
 
 mod support;
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::live_servers::{real_servers_installed, servers_dir};
+use support::live_servers::{
+    everything_http, everything_stdio, python_sdk_server, real_servers_installed,
+};
 use support::{mcpdesc, mcpdesc_in, Run};
 
 const LEGACY: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const MODERN: &str = "2026-07-28";
-
-fn everything_js() -> PathBuf {
-    servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-}
-
-fn python_sdk_server() -> Vec<PathBuf> {
-    let dir = servers_dir();
-    vec![dir.join(".venv/bin/python"), dir.join("python-server.py")]
-}
 
 /// `probe-server FLAGS -- COMMAND`, with the capture written to `capture`; the parsed reports
 /// when it printed any.
@@ -135,11 +127,10 @@ fn server_everything_over_stdio() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let capture = tmp.path().join("everything.ndjson");
-    let node = PathBuf::from("node");
-    let js = everything_js();
-    let stdio = PathBuf::from("stdio");
+    let server = everything_stdio();
+    let command: Vec<&Path> = server.iter().map(PathBuf::as_path).collect();
     let started = Instant::now();
-    let (run, reports) = probe(&[], &capture, &[&node, &js, &stdio]);
+    let (run, reports) = probe(&[], &capture, &command);
     eprintln!(
         "probing server-everything (stdio) for every catalogue version took {:.2?}",
         started.elapsed()
@@ -188,16 +179,7 @@ fn python_sdk_server_over_stdio() {
     assert!(findings.is_empty(), "the capture: {findings:#?}");
 }
 
-/// The HTTP server, stopped when the test ends however it ends.
-struct Listening(Child);
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
+/// A loopback port nothing listens on (it was free a moment ago).
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -211,30 +193,11 @@ fn server_everything_over_streamable_http() {
     if !real_servers_installed() {
         return;
     }
-    let port = free_port();
-    let server = Listening(
-        Command::new("node")
-            .arg(everything_js())
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let up = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            up.elapsed() < Duration::from_secs(30),
-            "server-everything did not listen on port {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let server = everything_http();
     let tmp = tempfile::tempdir().unwrap();
     let capture = tmp.path().join("http.ndjson");
-    let url = format!("http://127.0.0.1:{port}/mcp");
     let started = Instant::now();
-    let (run, reports) = probe(&["--url", &url], &capture, &[]);
+    let (run, reports) = probe(&["--url", &server.url], &capture, &[]);
     eprintln!(
         "probing server-everything (Streamable HTTP) for every catalogue version took {:.2?}",
         started.elapsed()
