@@ -28,24 +28,7 @@ pub fn selection(
     ignore: &[String],
     versions: &[String],
 ) -> Result<Selection, String> {
-    let mut set = None;
-    for v in versions {
-        let Some(v) = cat.versions.parse(v) else {
-            let known: Vec<&str> = cat.versions.iter().map(|(_, n)| n).collect();
-            return Err(format!(
-                "unknown protocol version `{v}`; known versions: {}",
-                known.join(", ")
-            ));
-        };
-        set.get_or_insert(mcpdesc_core::versions::VersionSet::EMPTY)
-            .insert(v);
-    }
-    Ok(Selection {
-        select: select.to_vec(),
-        ignore: ignore.to_vec(),
-        versions: set,
-        ..Selection::default()
-    })
+    Selection::of(cat, select, ignore, versions).map_err(|e| e.to_string())
 }
 
 /// The user's choices that act on findings after the engine ran.

@@ -76,46 +76,7 @@ impl FileResult {
     }
 }
 
-/// Where each rule's documentation page lives: a template in which `{release}`, `{owner}`
-/// and `{id}` are replaced by the version of the release that judged the document, the
-/// rule's owner and its id.
-#[derive(Debug, Clone, Default)]
-pub struct DocUrls {
-    /// The template given instead of each catalogue's `docs-url`.
-    template: Option<String>,
-}
-
-impl DocUrls {
-    /// Each catalogue's `docs-url` template, or `base` for every catalogue: a template when it
-    /// contains `{id}`, else a base URL under which `{release}/{owner}/{id}.md` is appended
-    /// (the layout `mcpdesc docs` writes).
-    pub fn new(base: Option<&str>) -> DocUrls {
-        let template = base.map(|b| {
-            if b.contains("{id}") {
-                b.to_owned()
-            } else {
-                format!(
-                    "{}/{{release}}/{{owner}}/{{id}}.md",
-                    b.trim_end_matches('/')
-                )
-            }
-        });
-        DocUrls { template }
-    }
-
-    /// The page of rule `id` in release `cat`, when the release has the rule and a template
-    /// is set.
-    pub fn url(&self, cat: &Catalogue, id: &str) -> Option<String> {
-        let template = self.template.as_ref().or(cat.def.docs_url.as_ref())?;
-        let rule = cat.rule(id)?;
-        Some(pages::expand_docs_url(
-            template,
-            &pages::release_dir(cat),
-            rule.def.owner.as_str(),
-            id,
-        ))
-    }
-}
+pub use mcpdesc_core::corpus::pages::DocUrls;
 
 /// Whether a link is an absolute URI (it starts with a scheme such as `https:`); the default
 /// links are paths in the repository, relative to its root.
@@ -242,12 +203,12 @@ mod tests {
 
     #[test]
     fn a_base_url_gets_the_layout_of_the_pages() {
-        let t = |b: &str| DocUrls::new(Some(b)).template.unwrap();
+        let t = |b: &str| DocUrls::new(Some(b)).template().unwrap().to_owned();
         assert_eq!(
             t("https://example.org/rules/"),
             "https://example.org/rules/{release}/{owner}/{id}.md"
         );
         assert_eq!(t("https://example.org/{id}"), "https://example.org/{id}");
-        assert!(DocUrls::new(None).template.is_none());
+        assert!(DocUrls::new(None).template().is_none());
     }
 }

@@ -86,6 +86,52 @@ pub fn expand_docs_url(template: &str, release: &str, owner: &str, id: &str) -> 
         .replace("{id}", id)
 }
 
+/// Where each rule's documentation page lives: a template in which `{release}`, `{owner}`
+/// and `{id}` are replaced by the version of the release that judged the document, the
+/// rule's owner and its id.
+#[derive(Debug, Clone, Default)]
+pub struct DocUrls {
+    /// The template given instead of each catalogue's `docs-url`.
+    template: Option<String>,
+}
+
+impl DocUrls {
+    /// Each catalogue's `docs-url` template, or `base` for every catalogue: a template when it
+    /// contains `{id}`, else a base URL under which `{release}/{owner}/{id}.md` is appended
+    /// (the layout `mcpdesc docs` writes).
+    pub fn new(base: Option<&str>) -> DocUrls {
+        let template = base.map(|b| {
+            if b.contains("{id}") {
+                b.to_owned()
+            } else {
+                format!(
+                    "{}/{{release}}/{{owner}}/{{id}}.md",
+                    b.trim_end_matches('/')
+                )
+            }
+        });
+        DocUrls { template }
+    }
+
+    /// The template given instead of each catalogue's `docs-url`, if any.
+    pub fn template(&self) -> Option<&str> {
+        self.template.as_deref()
+    }
+
+    /// The page of rule `id` in release `cat`, when the release has the rule and a template
+    /// is set.
+    pub fn url(&self, cat: &Catalogue, id: &str) -> Option<String> {
+        let template = self.template.as_ref().or(cat.def.docs_url.as_ref())?;
+        let rule = cat.rule(id)?;
+        Some(expand_docs_url(
+            template,
+            &release_dir(cat),
+            rule.def.owner.as_str(),
+            id,
+        ))
+    }
+}
+
 /// The index of the releases of `set`, oldest first.
 fn releases_index(set: &CatalogueSet) -> String {
     let default = set.default_release();

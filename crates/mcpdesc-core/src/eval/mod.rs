@@ -50,7 +50,41 @@ fn matches_pattern(id: &str, pattern: &str) -> bool {
     }
 }
 
+/// A protocol version that the catalogue does not know, named in a [`Selection`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol version `{version}`; known versions: {}", known.join(", "))]
+pub struct UnknownProtocolVersion {
+    pub version: String,
+    pub known: Vec<String>,
+}
+
 impl Selection {
+    /// The rules and protocol versions a run covers: `select` and `ignore` patterns, and the
+    /// protocol versions of `cat` named in `versions` (every version when none is).
+    pub fn of(
+        cat: &Catalogue,
+        select: &[String],
+        ignore: &[String],
+        versions: &[String],
+    ) -> Result<Selection, UnknownProtocolVersion> {
+        let mut set = None;
+        for v in versions {
+            let Some(parsed) = cat.versions.parse(v) else {
+                return Err(UnknownProtocolVersion {
+                    version: v.clone(),
+                    known: cat.versions.iter().map(|(_, n)| n.to_owned()).collect(),
+                });
+            };
+            set.get_or_insert(VersionSet::EMPTY).insert(parsed);
+        }
+        Ok(Selection {
+            select: select.to_vec(),
+            ignore: ignore.to_vec(),
+            versions: set,
+            ..Selection::default()
+        })
+    }
+
     pub fn includes(&self, id: &str) -> bool {
         (self.select.is_empty() || self.select.iter().any(|p| matches_pattern(id, p)))
             && !self.ignore.iter().any(|p| matches_pattern(id, p))

@@ -1,0 +1,115 @@
+//! The result of one validation as owned plain data.
+
+use mcpdesc_core::corpus::pages::DocUrls;
+use mcpdesc_core::{Diagnostic, DocumentKind, Engine, Format, Report, Severity};
+use serde::Serialize;
+
+/// What one validation found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    /// No error findings and the document could be read (warnings allowed).
+    pub valid: bool,
+    /// The input's name, when it has one.
+    pub path: Option<String>,
+    /// `description` or `traffic`.
+    pub kind: &'static str,
+    /// The version of the catalogue release that judged the document.
+    pub release: String,
+    /// Findings in a stable order: position, pointer, rule, message.
+    pub diagnostics: Vec<Finding>,
+    /// Set when the document could not be read at all; its findings are in `diagnostics`.
+    pub load_error: Option<LoadFailure>,
+}
+
+/// One finding of one rule at one node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub rule: String,
+    /// `error`, `warning` or `info`.
+    pub severity: &'static str,
+    pub message: String,
+    /// RFC 6901 JSON Pointer of the node.
+    pub pointer: String,
+    /// 1-based line, when the input has source positions.
+    pub line: Option<u32>,
+    /// 1-based column (in characters), when the input has source positions.
+    pub column: Option<u32>,
+    /// Protocol versions the finding holds for, oldest first; empty when it holds for
+    /// every version.
+    pub versions: Vec<String>,
+    /// The rule's documentation page, when the release has a `docs-url` or a base was set.
+    pub doc_url: Option<String>,
+}
+
+/// A document that could not be read, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoadFailure {
+    /// Stable code of the failure (`syntax`, `limit`, ...).
+    pub code: &'static str,
+    pub message: String,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+}
+
+impl Outcome {
+    pub(crate) fn new(
+        engine: &Engine,
+        report: Report,
+        format: Format,
+        name: Option<&str>,
+        docs: &DocUrls,
+        strict: bool,
+        positioned: bool,
+    ) -> Outcome {
+        let release = engine
+            .releases()
+            .releases()
+            .iter()
+            .find(|c| c.release.version.to_string() == report.release)
+            .map_or(engine.catalogue(), |c| &**c);
+        let position = |n: u32| (positioned && n > 0).then_some(n);
+        let diagnostics: Vec<Finding> = report
+            .diagnostics
+            .into_iter()
+            .map(|d: Diagnostic| {
+                let severity = if strict && d.severity == Severity::Warning {
+                    Severity::Error
+                } else {
+                    d.severity
+                };
+                Finding {
+                    doc_url: docs.url(release, &d.rule),
+                    severity: severity.as_str(),
+                    line: position(d.line),
+                    column: position(d.column),
+                    rule: d.rule,
+                    message: d.message,
+                    pointer: d.pointer,
+                    versions: d.versions,
+                }
+            })
+            .collect();
+        let load_error = report.load_error.map(|e| LoadFailure {
+            code: e.code,
+            message: e.message,
+            line: position(e.line),
+            column: position(e.column),
+        });
+        Outcome {
+            valid: load_error.is_none() && !diagnostics.iter().any(|d| d.severity == "error"),
+            path: name.map(str::to_owned),
+            kind: DocumentKind::of(format).as_str(),
+            release: report.release,
+            diagnostics,
+            load_error,
+        }
+    }
+
+    /// How many findings have `severity` (`error`, `warning`, `info`).
+    pub fn count(&self, severity: &str) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
+    }
+}
