@@ -135,7 +135,31 @@ fn output(cmd: &mut Command) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn cargo() -> Command {
+/// The shared benchmark documents, compressed.
+fn shared_bench_dir() -> PathBuf {
+    crate::workspace().join("../shared/bench")
+}
+
+/// The shared benchmark document `name` (`small`, `medium`, `large`), decompressed to
+/// `target/shared-bench/NAME.json`.
+pub fn shared_bench_file(name: &str) -> Result<PathBuf> {
+    let gz = shared_bench_dir().join(format!("{name}.json.gz"));
+    let out = target_dir().join("shared-bench");
+    std::fs::create_dir_all(&out)?;
+    let file = out.join(format!("{name}.json"));
+    let bytes = Command::new("gzip")
+        .arg("-dc")
+        .arg(&gz)
+        .output()
+        .with_context(|| format!("decompressing {}", gz.display()))?;
+    if !bytes.status.success() {
+        bail!("gzip -dc {} failed", gz.display());
+    }
+    std::fs::write(&file, &bytes.stdout)?;
+    Ok(file)
+}
+
+pub fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
@@ -364,32 +388,26 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
         .context("measuring the language server")?;
 
     eprintln!("== reference documents");
-    let shared = ws.join("../shared/bench");
-    let shared_out = target.join("shared-bench");
     let mut reference = Vec::new();
-    if shared.is_dir() {
-        std::fs::create_dir_all(&shared_out)?;
+    if shared_bench_dir().is_dir() {
         for size in Size::ALL {
-            let gz = shared.join(format!("{}.json.gz", size.name()));
-            if !gz.is_file() {
+            if !shared_bench_dir()
+                .join(format!("{}.json.gz", size.name()))
+                .is_file()
+            {
                 continue;
             }
-            let file = shared_out.join(format!("{}.json", size.name()));
-            let bytes = Command::new("gzip")
-                .arg("-dc")
-                .arg(&gz)
-                .output()
-                .with_context(|| format!("decompressing {}", gz.display()))?;
-            if !bytes.status.success() {
-                bail!("gzip -dc {} failed", gz.display());
-            }
-            std::fs::write(&file, &bytes.stdout)?;
+            let file = shared_bench_file(size.name())?;
             let m = measure(&helper, &file)?;
             let runs = if size == Size::Large { 5 } else { 20 };
             let times = wall_times(&mcpdesc, &[validate, &file], runs)?;
             reference.push((size, m, median(times)));
         }
     }
+
+    eprintln!("== language packages");
+    let bindings =
+        crate::bench_bindings::measure().context("measuring the Python and Node packages")?;
 
     let criterion_dir = target.join("criterion");
     if !skip_criterion {
@@ -468,6 +486,10 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
     writeln!(
         w,
         "MCPDESC_BENCH_QUICK=1 cargo bench -p mcpdesc-core --bench validate -- --noplot"
+    )?;
+    writeln!(
+        w,
+        "cargo xtask bench-bindings          # the Python and Node packages against the library"
     )?;
     writeln!(
         w,
@@ -750,6 +772,11 @@ pub fn bench_report_cmd(args: &[String]) -> Result<()> {
         "A burst waits for its pause at most as long as the document's last check took \
          (`docs/decisions.md`, the language server), so its last edit costs about two checks."
     )?;
+    writeln!(w)?;
+
+    writeln!(w, "## Language packages")?;
+    writeln!(w)?;
+    crate::bench_bindings::render(w, &bindings)?;
     writeln!(w)?;
 
     writeln!(w, "## Traffic")?;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
+mod bench_bindings;
 #[allow(dead_code)]
 mod bench_corpus;
 mod bench_editor;
@@ -29,12 +30,14 @@ fn main() -> ExitCode {
         Some("bench-measure") => bench_report::bench_measure_cmd(&args[1..]),
         Some("bench-traffic") => bench_traffic_cmd(&args[1..]),
         Some("bench-editor") => bench_editor::bench_editor_cmd(&args[1..]),
+        Some("bench-bindings") => bench_bindings::bench_bindings_cmd(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask generate [--check]");
             eprintln!("       cargo xtask bench-corpus [--out DIR] [--seed N]");
             eprintln!("       cargo xtask bench-report [--skip-criterion]");
             eprintln!("       cargo xtask bench-traffic [--out FILE]");
             eprintln!("       cargo xtask bench-editor [FILE...]");
+            eprintln!("       cargo xtask bench-bindings");
             return ExitCode::from(2);
         }
     };

@@ -27,7 +27,20 @@ pub enum Error {
         path: String,
         message: String,
         kind: std::io::ErrorKind,
+        /// The operating system's error number, when it gave one.
+        errno: Option<i32>,
     },
+}
+
+impl Error {
+    pub(crate) fn unreadable(path: &std::path::Path, e: &std::io::Error) -> Error {
+        Error::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+            kind: e.kind(),
+            errno: e.raw_os_error(),
+        }
+    }
 }
 
 /// One problem of a rule file, at its file, line and column.

@@ -70,10 +70,11 @@ impl<'a> Input<'a> {
         Input::of(Source::Bytes(bytes))
     }
 
-    /// The JSON serialization of a value decoded by the caller; findings carry pointers
-    /// but no lines.
+    /// The JSON serialization of a value decoded by the caller (a Python dict, a JavaScript
+    /// object); findings carry pointers but no lines. It is a description unless its format,
+    /// or else its name, says capture: then a JSON array of messages, or one message.
     pub fn value_json(json: &'a str) -> Input<'a> {
-        Input::of(Source::Value(json)).with_format(Some(InputFormat::Json))
+        Input::of(Source::Value(json))
     }
 
     /// A file, read when validated; its name is the input's name.
@@ -133,6 +134,16 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// Whether a decoded value is a capture: its format says so, or else its name does.
+    fn names_a_capture(&self) -> bool {
+        match self.format {
+            Some(f) => f == InputFormat::Capture,
+            None => self
+                .name
+                .is_some_and(|n| Format::from_path(n) == Format::Capture),
+        }
+    }
+
     /// Validates the input; also returns the format it was read as and whether its
     /// positions mean anything to the caller.
     pub(crate) fn validate_with(&self, engine: &Engine) -> Result<(Report, Format, bool), Error> {
@@ -146,6 +157,11 @@ impl<'a> Input<'a> {
                 let format = self.format_of(bytes);
                 (engine.validate_bytes(bytes, format), format)
             }
+            Source::Value(json) if self.names_a_capture() => {
+                // Its positions are those of a serialization the caller never saw; the
+                // outcome drops them.
+                (engine.validate_str(json, Format::Capture), Format::Capture)
+            }
             Source::Value(json) => {
                 let report = match Document::parse_str(json, Format::Json, engine.limits()) {
                     Ok(doc) => engine.validate_document(&Document::from_value(doc.into_value())),
@@ -155,12 +171,8 @@ impl<'a> Input<'a> {
                 (report, Format::Json)
             }
             Source::File(path) => {
-                let bytes =
-                    read_bounded(path, engine.limits().max_input_bytes).map_err(|e| Error::Io {
-                        path: path.display().to_string(),
-                        message: e.to_string(),
-                        kind: e.kind(),
-                    })?;
+                let bytes = read_bounded(path, engine.limits().max_input_bytes)
+                    .map_err(|e| Error::unreadable(path, &e))?;
                 let format = self.format_of(&bytes);
                 (engine.validate_bytes(&bytes, format), format)
             }

@@ -109,6 +109,7 @@ fn files_and_bytes() {
             &missing,
             Err(Error::Io {
                 kind: std::io::ErrorKind::NotFound,
+                errno: Some(2),
                 ..
             })
         ),
@@ -130,6 +131,33 @@ fn captures_are_traffic() {
         .unwrap();
     assert_eq!(out.kind, "traffic");
     assert!(out.valid, "{:?}", out.diagnostics);
+
+    // A decoded capture (a JSON array of messages) is a capture by its format or its name,
+    // and its findings carry no positions.
+    let broken = r#"[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}},{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}]"#;
+    for input in [
+        Input::value_json(broken).with_format(Some(InputFormat::Capture)),
+        Input::value_json(broken).with_name(Some("session.ndjson")),
+        Input::value_json(broken).with_name(Some("SESSION.TRAFFIC.JSON")),
+    ] {
+        let out = v.validate(&input).unwrap();
+        assert_eq!(out.kind, "traffic", "{input:?}");
+        assert!(!out.valid);
+        assert!(!out.diagnostics.is_empty());
+        assert!(out
+            .diagnostics
+            .iter()
+            .all(|d| d.line.is_none() && d.pointer.starts_with("/messages/")));
+    }
+    // Named like a YAML file, a decoded value is still read as its JSON serialization.
+    let described = v
+        .validate(
+            &Input::value_json(r#"{"mcpdesc":"0.8.0","info":{"name":"d","version":"1.0.0"},"protocolVersions":["2025-11-25"]}"#)
+                .with_name(Some("server.yaml")),
+        )
+        .unwrap();
+    assert_eq!(described.kind, "description");
+    assert!(described.valid, "{:?}", described.diagnostics);
 }
 
 #[test]

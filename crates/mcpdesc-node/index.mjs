@@ -1,0 +1,19 @@
+// The ES module face of the package: the CommonJS module's one instance (one engine cache,
+// one set of error classes, so `instanceof` holds across `import` and `require`).
+import mcpdesc from './index.js';
+
+export const {
+  validate,
+  validateAsync,
+  validateFile,
+  validateFileAsync,
+  clearEngineCache,
+  Engine,
+  Report,
+  McpdescError,
+  RuleLoadError,
+  ConfigurationError,
+  version,
+} = mcpdesc;
+
+export default mcpdesc;
