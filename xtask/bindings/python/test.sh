@@ -3,7 +3,7 @@
 # the wheel built by build.sh with pip, beside the pinned test dependencies
 # (requirements-test.txt: pytest, the MCP Python SDK, mypy, PyYAML); pytest runs the suites
 # of crates/mcpdesc-python/tests from a copy outside the source tree, against the installed
-# package, and mypy --strict checks the typed usage sample against the installed types.
+# package, and mypy --strict checks the installed package and the typed usage sample.
 #
 #   xtask/bindings/python/test.sh [WHEEL]    # default: the wheel in target/bindings/wheels
 #
@@ -48,11 +48,12 @@ echo "python test: testing mcpdesc $("$venv/bin/python" -c 'import mcpdesc; prin
 status=0
 MCPDESC_WORKSPACE="$root" "$venv/bin/python" -m pytest -p no:cacheprovider -q -rs tests || status=$?
 
-# The typed usage sample, against the types of the installed package.
+# The installed package and the typed usage sample, against the installed types.
 mypy_status=0
-"$venv/bin/python" -m mypy --strict --no-incremental --python-version 3.10 tests/test_typed_usage.py || mypy_status=$?
+"$venv/bin/python" -m mypy --strict --no-incremental --python-version 3.10 \
+  -p mcpdesc tests/test_typed_usage.py || mypy_status=$?
 if [ "$mypy_status" -ne 0 ]; then
-  echo "python test: mypy --strict found errors in tests/test_typed_usage.py against the installed package" >&2
+  echo "python test: mypy --strict found errors in the installed package or tests/test_typed_usage.py" >&2
 else
   echo "python test: tests/test_typed_usage.py type-checks against the installed package" >&2
 fi
