@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::bench_report::{cargo, shared_bench_file, target_dir};
 
 /// Rounds of the three languages; each round times `RUNS` calls per file.
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 9;
 const RUNS: usize = 40;
 /// The binding overhead the packages must stay under, on `medium.json`.
 pub const OVERHEAD_TARGET: f64 = 0.10;

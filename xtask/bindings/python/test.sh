@@ -50,8 +50,10 @@ MCPDESC_WORKSPACE="$root" "$venv/bin/python" -m pytest -p no:cacheprovider -q -r
 
 # The installed package and the typed usage sample, against the installed types.
 mypy_status=0
-"$venv/bin/python" -m mypy --strict --no-incremental --python-version 3.10 \
-  -p mcpdesc tests/test_typed_usage.py || mypy_status=$?
+for target in "-p mcpdesc" tests/test_typed_usage.py; do
+  # shellcheck disable=SC2086 # `-p mcpdesc` is two words
+  "$venv/bin/python" -m mypy --strict --no-incremental --python-version 3.10 $target || mypy_status=$?
+done
 if [ "$mypy_status" -ne 0 ]; then
   echo "python test: mypy --strict found errors in the installed package or tests/test_typed_usage.py" >&2
 else
