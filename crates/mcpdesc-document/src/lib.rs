@@ -33,16 +33,24 @@ impl Format {
     /// Guesses the format from a file name: `.yaml` / `.yml` are YAML; `.ndjson`, `.jsonl`
     /// and `.traffic.json` are captures; everything else is JSON.
     pub fn from_path(path: &str) -> Format {
+        Format::from_extension(path).unwrap_or(Format::Json)
+    }
+
+    /// The format a file name's extension names: `.json`, `.yaml` / `.yml`, or a capture's
+    /// `.ndjson`, `.jsonl` or `.traffic.json`; none for any other name.
+    pub fn from_extension(path: &str) -> Option<Format> {
         let lower = path.to_ascii_lowercase();
         if lower.ends_with(".yaml") || lower.ends_with(".yml") {
-            Format::Yaml
+            Some(Format::Yaml)
         } else if lower.ends_with(".ndjson")
             || lower.ends_with(".jsonl")
             || lower.ends_with(".traffic.json")
         {
-            Format::Capture
+            Some(Format::Capture)
+        } else if lower.ends_with(".json") {
+            Some(Format::Json)
         } else {
-            Format::Json
+            None
         }
     }
 }

@@ -120,8 +120,8 @@ impl<'a> Input<'a> {
         if let Some(f) = self.format {
             return f.into();
         }
-        if let Some(name) = self.name {
-            return Format::from_path(name);
+        if let Some(format) = self.name.and_then(Format::from_extension) {
+            return format;
         }
         let first = content
             .strip_prefix("\u{feff}".as_bytes())
@@ -140,7 +140,7 @@ impl<'a> Input<'a> {
             Some(f) => f == InputFormat::Capture,
             None => self
                 .name
-                .is_some_and(|n| Format::from_path(n) == Format::Capture),
+                .is_some_and(|n| Format::from_extension(n) == Some(Format::Capture)),
         }
     }
 

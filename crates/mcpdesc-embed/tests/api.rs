@@ -84,6 +84,18 @@ fn format_follows_the_name_then_the_content() {
         )
         .unwrap();
     assert!(explicit.load_error.is_none());
+    // A name with no extension of a known format leaves the choice to the content.
+    for name in ["server", "server.txt", "Dockerfile"] {
+        let sniffed = v
+            .validate(&Input::text(BAD_TOOL).with_name(Some(name)))
+            .unwrap();
+        assert!(
+            sniffed.load_error.is_none(),
+            "{name}: {:?}",
+            sniffed.load_error
+        );
+        assert_eq!(sniffed.path.as_deref(), Some(name));
+    }
     assert_eq!(
         "nope".parse::<InputFormat>(),
         Err(Error::UnknownFormat("nope".into()))

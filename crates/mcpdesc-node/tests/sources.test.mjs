@@ -257,6 +257,14 @@ describe('format and path', () => {
     assert.ok(report.loadError.line >= 2, JSON.stringify(report.loadError));
   });
 
+  test('a name without a known extension leaves the format to the content', () => {
+    assert.equal(validate(BAD_TOOL, { path: 'server.txt' }).loadError, null);
+    const file = write('description', BAD_TOOL);
+    const report = validateFile(file);
+    assert.equal(report.loadError, null);
+    assert.equal(report.path, file);
+  });
+
   test('a .yml name and the yml alias read YAML', () => {
     assert.equal(validate(BAD_TOOL, { path: 'x.yml' }).loadError, null);
     assert.equal(validate(BAD_TOOL, { format: 'yml' }).loadError, null);

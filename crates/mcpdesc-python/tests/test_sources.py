@@ -245,6 +245,14 @@ class TestFormatAndPath:
         assert report.load_error.code == "yaml-syntax"
         assert report.load_error.line is not None and report.load_error.line >= 2
 
+    def test_a_name_without_a_known_extension_leaves_the_format_to_the_content(self, scratch: Path) -> None:
+        assert validate(BAD_TOOL, path="server.txt").load_error is None
+        file = scratch / "description"
+        file.write_text(BAD_TOOL)
+        report = validate(file)
+        assert report.load_error is None
+        assert report.path == str(file)
+
     def test_a_yml_name_and_the_yml_alias_read_yaml(self) -> None:
         assert closed_tool(validate(BAD_TOOL, path="a.yml")).line == 5
         assert closed_tool(validate(BAD_TOOL, format="yml")).line == 5  # type: ignore[arg-type]
