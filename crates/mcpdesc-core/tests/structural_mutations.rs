@@ -321,8 +321,7 @@ fn structural_rules_are_as_strict_as_published_schema_under_mutation() {
         ..Selection::default()
     });
     let catalogue = engine.catalogue();
-    let ours_accepts = |value: &Value| {
-        let report = engine.validate_value(value);
+    let accepts = |report: &mcpdesc_core::Report| {
         !report.diagnostics.iter().any(|d| {
             d.severity == Severity::Error
                 && catalogue
@@ -330,6 +329,7 @@ fn structural_rules_are_as_strict_as_published_schema_under_mutation() {
                     .is_some_and(|r| r.def.kind == RuleKind::Structural)
         })
     };
+    let ours_accepts = |value: &Value| accepts(&engine.validate_value(value));
 
     // The valid documents: the corpus's, then ours.
     let mut sources: Vec<Source> = Vec::new();
@@ -407,14 +407,19 @@ fn structural_rules_are_as_strict_as_published_schema_under_mutation() {
     // Both verdicts of every mutant, computed on all cores (mutants are independent).
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = mutants.len().div_ceil(threads).max(1);
-    let verdicts: Vec<(bool, bool)> = std::thread::scope(|scope| {
+    let verdicts: Vec<(bool, bool, String)> = std::thread::scope(|scope| {
         let workers: Vec<_> = mutants
             .chunks(chunk)
             .map(|part| {
-                let (validator, ours_accepts) = (&validator, &ours_accepts);
+                let (validator, accepts, engine) = (&validator, &accepts, &engine);
                 scope.spawn(move || {
                     part.iter()
-                        .map(|m| (validator.is_valid(&m.value), ours_accepts(&m.value)))
+                        .map(|m| {
+                            let report = engine.validate_value(&m.value);
+                            let line = serde_json::to_string(&report.diagnostics)
+                                .expect("diagnostics serialize");
+                            (validator.is_valid(&m.value), accepts(&report), line)
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -426,7 +431,16 @@ fn structural_rules_are_as_strict_as_published_schema_under_mutation() {
     });
 
     let run = mutants.len();
-    for (m, &(schema_ok, ours_ok)) in mutants.iter().zip(&verdicts) {
+    let reports: BTreeMap<&str, &str> = mutants
+        .iter()
+        .zip(&verdicts)
+        .map(|(m, (_, _, line))| (m.id.as_str(), line.as_str()))
+        .collect();
+    common::check_snapshot(
+        &common::manifest_dir().join("tests/snapshots/structural-mutations.jsonl"),
+        &reports,
+    );
+    for (m, &(schema_ok, ours_ok, _)) in mutants.iter().zip(&verdicts) {
         schema_rejects += usize::from(!schema_ok);
         ours_rejects += usize::from(!ours_ok);
         let deviation = match (schema_ok, ours_ok) {

@@ -325,3 +325,52 @@ pub fn check_expectations(path: &Path, header: &str, deviations: &BTreeSet<Strin
     ));
     panic!("{msg}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots
+
+/// Compares `current` (key → one line of JSON) with the snapshot file at `path` (one
+/// `key<TAB>line` per entry, sorted by key); with `MCPDESC_BLESS=1` rewrites the file instead.
+/// Fails listing every entry that differs, is new or has gone.
+pub fn check_snapshot(path: &Path, current: &BTreeMap<&str, &str>) {
+    let text: String = current.iter().map(|(k, v)| format!("{k}\t{v}\n")).collect();
+    if blessing() {
+        std::fs::create_dir_all(path.parent().expect("has a parent")).expect("snapshot folder");
+        std::fs::write(path, text)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        return;
+    }
+    let recorded = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {} (record it with {BLESS_ENV}=1): {e}",
+            path.display()
+        )
+    });
+    let recorded: BTreeMap<&str, &str> = recorded
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .collect();
+    let mut problems = Vec::new();
+    for (key, line) in current {
+        match recorded.get(key) {
+            None => problems.push(format!("{key}: not in the snapshot\n    now: {line}")),
+            Some(old) if old != line => problems.push(format!(
+                "{key}: differs\n    recorded: {old}\n    now:      {line}"
+            )),
+            Some(_) => {}
+        }
+    }
+    for key in recorded.keys() {
+        if !current.contains_key(key) {
+            problems.push(format!("{key}: recorded but no longer produced"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} of {} entries differ from {} ({BLESS_ENV}=1 rewrites it):\n{}",
+        problems.len(),
+        current.len(),
+        path.display(),
+        problems.join("\n")
+    );
+}
