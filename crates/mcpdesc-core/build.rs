@@ -33,12 +33,12 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
 
 /// The snapshot of a rule file that parses (rule files are YAML; other files have none).
 fn snapshot(rel: &str, path: &Path) -> Option<Vec<u8>> {
-    use mcpdesc_document::{Document, Format, Limits};
+    use mcpdesc_document::{Format, Limits, ValueDocument};
     if !(rel.ends_with(".yaml") || rel.ends_with(".yml")) {
         return None;
     }
     let text = std::fs::read_to_string(path).ok()?;
-    let doc = Document::parse_str(&text, Format::Yaml, &Limits::default()).ok()?;
+    let doc = ValueDocument::parse_str(&text, Format::Yaml, &Limits::default()).ok()?;
     Some(doc.to_snapshot())
 }
 

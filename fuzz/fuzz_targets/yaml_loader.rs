@@ -1,8 +1,9 @@
 //! The restricted-profile YAML loader on arbitrary bytes: a document or a load error, never a
-//! panic or a hang.
+//! panic or a hang, and the same outcome for the compact document and the value document.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use mcpdesc_core::document::ValueDocument;
 use mcpdesc_core::{Document, Format, Limits};
 
 fuzz_target!(|data: &[u8]| {
@@ -11,8 +12,17 @@ fuzz_target!(|data: &[u8]| {
         max_nodes: 100_000,
         ..Limits::default()
     };
-    if let Ok(doc) = Document::parse(data, Format::Yaml, &limits) {
-        let _ = doc.position("");
-        let _ = doc.value().to_string();
+    let loaded = (
+        Document::parse(data, Format::Yaml, &limits),
+        ValueDocument::parse(data, Format::Yaml, &limits),
+    );
+    match loaded {
+        (Ok(doc), Ok(value_doc)) => {
+            let _ = doc.root().to_string();
+            assert_eq!(doc.root(), *value_doc.value());
+            assert_eq!(doc.position(""), value_doc.position(""));
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "the loaders fail alike"),
+        (a, b) => panic!("one loader failed: {:?} / {:?}", a.err(), b.err()),
     }
 });

@@ -38,12 +38,11 @@ fn small_document_is_valid_without_diagnostics() {
 fn yaml_and_json_decode_to_the_same_value() {
     let doc = generate(Size::Small, SEED);
     let limits = mcpdesc_core::document::Limits::default();
-    let from_yaml =
-        mcpdesc_core::Document::parse_str(&to_yaml(&doc), Format::Yaml, &limits).unwrap();
-    let from_json =
-        mcpdesc_core::Document::parse_str(&to_json(&doc), Format::Json, &limits).unwrap();
-    assert_eq!(from_yaml.value(), &doc);
-    assert_eq!(from_json.value(), &doc);
+    let (yaml, json) = (to_yaml(&doc), to_json(&doc));
+    let from_yaml = mcpdesc_core::Document::parse_str(&yaml, Format::Yaml, &limits).unwrap();
+    let from_json = mcpdesc_core::Document::parse_str(&json, Format::Json, &limits).unwrap();
+    assert_eq!(from_yaml.root(), doc);
+    assert_eq!(from_json.root(), doc);
 }
 
 #[test]
@@ -67,5 +66,5 @@ fn yaml_strings_are_quoted_and_escaped() {
         &mcpdesc_core::document::Limits::default(),
     )
     .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(parsed.value(), &doc, "{text}");
+    assert_eq!(parsed.root(), doc, "{text}");
 }

@@ -119,7 +119,7 @@ pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
         // Nothing to compare: reported as `validate` reports it.
         Err(_) => results.push(file_result(display.clone(), text, checked, Vec::new())),
         Ok(doc) => {
-            let cat = engine.catalogue_for(doc.value());
+            let cat = engine.catalogue_for(doc.root());
             let Some(live_def) = cat.def.live.as_ref() else {
                 bail!(
                     "the catalogue has no `live` section: it does not say how to talk to a server"
@@ -128,7 +128,7 @@ pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
             let versions = versions(cat, &doc, &args.protocol_versions)?;
             let timeouts = args.server.timeouts();
             let mut recorder = Recorder::default();
-            let resolved = cat.resolve_references(doc.value(), &limits);
+            let resolved = cat.resolve_references(doc.root(), &limits);
             let planner = calls::planner(cat, live_def, &resolved);
             let no_calls = |_: &str| Vec::new();
             let plans: &dyn Fn(&str) -> Vec<calls::PlannedCall> = if args.call_examples {
@@ -208,8 +208,9 @@ fn projected(
         return reports;
     };
     let root = &draft.document;
-    let cat = engine.catalogue_for(root);
-    let scopes = cat.scopes(root);
+    let compact = Document::from_value(root);
+    let cat = engine.catalogue_for(compact.root());
+    let scopes = cat.scopes(compact.root());
     let member = cat.def.scope.member.as_str();
     let in_scope = |coll: &str, v| -> Vec<Value> {
         root.get(coll)
@@ -252,7 +253,7 @@ fn projected(
 /// The findings of the example calls of every version, one per example and finding with the
 /// versions it holds for.
 fn example_findings(
-    doc: &Document,
+    doc: &Document<'_>,
     reports: &[live::ServerReport],
     plans: &dyn Fn(&str) -> Vec<calls::PlannedCall>,
 ) -> Vec<mcpdesc_core::Diagnostic> {
@@ -293,10 +294,10 @@ fn example_findings(
 /// The protocol versions to check: those the description declares, narrowed to `asked`.
 fn versions(
     cat: &mcpdesc_core::Catalogue,
-    doc: &Document,
+    doc: &Document<'_>,
     asked: &[String],
 ) -> Result<Vec<String>> {
-    let declared = cat.versions.names(cat.scopes(doc.value()).root());
+    let declared = cat.versions.names(cat.scopes(doc.root()).root());
     if declared.is_empty() {
         bail!(
             "the description declares no protocol version (`{}`) to check the server in",

@@ -83,7 +83,7 @@ impl Policy<'_> {
 
     /// Applies the document's `x-mcpdesc-suppress` entries and reports malformed and unused
     /// ones, under the command line's own rule ids when those are selected.
-    fn suppress(&self, diagnostics: &mut Vec<Diagnostic>, doc: &Document) -> usize {
+    fn suppress(&self, diagnostics: &mut Vec<Diagnostic>, doc: &Document<'_>) -> usize {
         let cat = self.catalogue;
         let selection = self.selection;
         // Suppressions of rules that cannot fire in this run are not reported as unused.

@@ -88,7 +88,7 @@ pub fn run(args: InitArgs) -> Result<ExitCode> {
     // The text is checked as written, so that a writing mistake is caught as well.
     let parsed = Document::parse_str(&text, format, &Limits::default())
         .with_context(|| format!("the description written for {name} does not read back"))?;
-    if parsed.value() != &draft.document {
+    if parsed.root() != draft.document {
         bail!("the description written for {name} reads back as a different document");
     }
     let report = engine.validate_document(&parsed);

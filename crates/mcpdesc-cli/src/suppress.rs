@@ -11,8 +11,8 @@
 //! layer; the engine knows nothing of it. Entries that silence nothing and malformed entries
 //! are reported under the command line's own rule ids, listed in [`cli_rules`].
 
+use mcpdesc_core::document::{Kind, ValueRef};
 use mcpdesc_core::{Diagnostic, Document, Selection, Severity};
-use serde_json::Value;
 
 /// The root member that holds the suppressions.
 pub const SUPPRESS_KEY: &str = "x-mcpdesc-suppress";
@@ -106,7 +106,7 @@ fn cli_diagnostic(
     severity: Severity,
     message: String,
     pointer: String,
-    doc: &Document,
+    doc: &Document<'_>,
 ) -> Diagnostic {
     let pos = doc.position(&pointer);
     Diagnostic {
@@ -121,10 +121,10 @@ fn cli_diagnostic(
 }
 
 /// The document's suppressions, and diagnostics for malformed entries.
-pub fn parse(doc: &Document) -> (Vec<Suppression>, Vec<Diagnostic>) {
+pub fn parse(doc: &Document<'_>) -> (Vec<Suppression>, Vec<Diagnostic>) {
     let mut sups = Vec::new();
     let mut problems = Vec::new();
-    let Some(value) = doc.value().as_object().and_then(|o| o.get(SUPPRESS_KEY)) else {
+    let Some(value) = doc.root().get(SUPPRESS_KEY) else {
         return (sups, problems);
     };
     let base = format!("/{SUPPRESS_KEY}");
@@ -154,19 +154,19 @@ pub fn parse(doc: &Document) -> (Vec<Suppression>, Vec<Diagnostic>) {
 }
 
 /// `(rule, pointer)` of a well-formed entry (which also has a non-empty `reason`).
-fn entry_of(entry: &Value) -> Result<(String, Option<String>), String> {
+fn entry_of(entry: ValueRef<'_>) -> Result<(String, Option<String>), String> {
     let obj = entry
         .as_object()
         .ok_or("a suppression must be an object {rule, reason, pointer?}")?;
     if let Some(k) = obj
         .keys()
-        .find(|k| !["rule", "pointer", "reason"].contains(&k.as_str()))
+        .find(|k| !["rule", "pointer", "reason"].contains(k))
     {
         return Err(format!(
             "unknown member `{k}` in a suppression (expected `rule`, `pointer`, `reason`)"
         ));
     }
-    let text = |k: &str| obj.get(k).and_then(Value::as_str).map(str::trim);
+    let text = |k: &str| obj.get(k).and_then(ValueRef::as_str).map(str::trim);
     let rule = match text("rule") {
         Some(r) if !r.is_empty() => r.to_owned(),
         _ => return Err("a suppression needs a `rule`: a rule id or prefix".into()),
@@ -174,9 +174,9 @@ fn entry_of(entry: &Value) -> Result<(String, Option<String>), String> {
     if text("reason").is_none_or(str::is_empty) {
         return Err(format!("the suppression of `{rule}` needs a `reason`"));
     }
-    let pointer = match obj.get("pointer") {
+    let pointer = match obj.get("pointer").map(ValueRef::kind) {
         None => None,
-        Some(Value::String(p)) if p.is_empty() || p.starts_with('/') => Some(p.clone()),
+        Some(Kind::String(p)) if p.is_empty() || p.starts_with('/') => Some(p.to_owned()),
         Some(_) => {
             return Err(format!(
                 "the `pointer` of the suppression of `{rule}` must be a JSON Pointer (\"\" or starting with `/`)"
@@ -206,7 +206,7 @@ pub fn apply(diagnostics: &mut Vec<Diagnostic>, sups: &mut [Suppression]) -> usi
 /// rule matching the pattern ran at all in this invocation (a suppression of a deselected rule
 /// is not reported); `known(pattern)` whether the catalogue has such a rule.
 pub fn unused(
-    doc: &Document,
+    doc: &Document<'_>,
     sups: &[Suppression],
     could_fire: impl Fn(&str) -> bool,
     known: impl Fn(&str) -> bool,
@@ -246,7 +246,7 @@ mod tests {
     use super::*;
     use mcpdesc_core::{Format, Limits};
 
-    fn doc(text: &str) -> Document {
+    fn doc(text: &str) -> Document<'_> {
         Document::parse_str(text, Format::Json, &Limits::default()).unwrap()
     }
 

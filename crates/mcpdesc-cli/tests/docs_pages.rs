@@ -66,7 +66,7 @@ fn selected_json(fixture: &Path, pointer: &str) -> String {
     let bytes = std::fs::read(fixture).unwrap();
     let format = Format::from_path(&fixture.to_string_lossy());
     let doc = Document::parse(&bytes, format, &Limits::default()).unwrap();
-    serde_json::to_string_pretty(doc.value().pointer(pointer).unwrap()).unwrap()
+    serde_json::to_string_pretty(&doc.root().pointer(pointer).unwrap()).unwrap()
 }
 
 #[test]

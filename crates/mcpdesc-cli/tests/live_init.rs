@@ -57,8 +57,7 @@ fn read(path: &Path) -> Value {
     };
     Document::parse_str(&text, format, &Limits::default())
         .unwrap_or_else(|e| panic!("{e}:\n{text}"))
-        .value()
-        .clone()
+        .to_value()
 }
 
 /// `(severity, rule)` of every finding of `mcpdesc validate` on `path`.

@@ -127,6 +127,23 @@ fn documents(c: &mut Criterion) {
     }
     group.finish();
 
+    // The same on one thread: what a document costs without the other cores.
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a thread pool");
+    let mut group = c.benchmark_group("validate-one-thread");
+    configure(&mut group);
+    for (size, format, bytes) in corpus.iter().filter(|(s, _, _)| *s == Size::Large) {
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new(ext(*format), size.name()),
+            bytes,
+            |b, bytes| b.iter(|| one.install(|| engine.validate_bytes(black_box(bytes), *format))),
+        );
+    }
+    group.finish();
+
     let mut group = c.benchmark_group("evaluate");
     configure(&mut group);
     for (size, format, bytes) in corpus.iter().filter(|(_, f, _)| *f == Format::Json) {
@@ -181,7 +198,7 @@ fn releases(c: &mut Criterion) {
     let doc = Document::parse(&small, Format::Json, &Limits::default()).expect("parses");
     group.bench_function("lookup", |b| {
         b.iter(|| {
-            two.catalogue_for(black_box(doc.value()))
+            two.catalogue_for(black_box(doc.root()))
                 .release
                 .version
                 .major
@@ -278,7 +295,7 @@ fn traffic(c: &mut Criterion) {
     group.bench_function("parse", |b| {
         b.iter(|| {
             Document::parse(black_box(text.as_bytes()), Format::Capture, &limits)
-                .map(|d| d.spans().len())
+                .map(|d| d.len())
                 .unwrap_or(0)
         })
     });

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use serde::Deserialize;
 
-use crate::document::{Document, Format, Limits};
+use crate::document::{Format, Limits, ValueDocument};
 use crate::rules::file::{Level, RuleDef, RuleKind};
 
 /// The coverage notes file.
@@ -146,8 +146,8 @@ impl NoteStatus {
 
 /// Reads a coverage notes file (restricted-profile YAML, like rule files).
 pub fn parse_notes(text: &str) -> Result<CoverageNotes, String> {
-    let doc =
-        Document::parse_str(text, Format::Yaml, &Limits::default()).map_err(|e| e.to_string())?;
+    let doc = ValueDocument::parse_str(text, Format::Yaml, &Limits::default())
+        .map_err(|e| e.to_string())?;
     serde_path_to_error::deserialize(doc.value()).map_err(|e| {
         let path = e.path().to_string();
         format!("{path}: {}", e.into_inner())

@@ -9,7 +9,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::document::{Document, Format, Limits, LoadError};
+use crate::document::{Document, Format, Limits, LoadError, ValueDocument, ValueRef};
 use crate::eval::{self, Selection};
 use crate::rules::releases::UnservedVersion;
 use crate::rules::{Catalogue, CatalogueSet, RuleLoadError, RuleSet};
@@ -149,7 +149,7 @@ impl Engine {
     }
 
     /// The release that judges a document with this root value.
-    pub fn catalogue_for(&self, root: &Value) -> &Catalogue {
+    pub fn catalogue_for(&self, root: ValueRef<'_>) -> &Catalogue {
         match &self.chosen {
             Some(c) => c,
             None => self.releases.for_document(root),
@@ -196,11 +196,17 @@ impl Engine {
 
     /// Validates raw bytes in `format`.
     pub fn validate_bytes(&self, bytes: &[u8], format: Format) -> Report {
+        if format == Format::Capture {
+            return self.report_capture(ValueDocument::parse(bytes, format, &self.limits));
+        }
         self.report(Document::parse(bytes, format, &self.limits))
     }
 
     /// Validates text in `format`.
     pub fn validate_str(&self, text: &str, format: Format) -> Report {
+        if format == Format::Capture {
+            return self.report_capture(ValueDocument::parse_str(text, format, &self.limits));
+        }
         self.report(Document::parse_str(text, format, &self.limits))
     }
 
@@ -213,29 +219,27 @@ impl Engine {
                 source,
             })?;
         let format = Format::from_path(&path.to_string_lossy());
-        // The bytes are not needed once parsed: free them before evaluating.
-        let loaded = Document::parse(&bytes, format, &self.limits);
-        drop(bytes);
-        Ok(self.report(loaded))
+        Ok(self.validate_bytes(&bytes, format))
     }
 
     /// Validates an already-decoded value (diagnostics carry no source positions).
     pub fn validate_value(&self, value: &Value) -> Report {
-        self.validate_document(&Document::from_value(value.clone()))
+        self.validate_document(&Document::from_value(value))
     }
 
     /// Validates a loaded document. A traffic capture ([`Format::Capture`]) is annotated
     /// first (see [`crate::traffic`]); [`Engine::validate_bytes`] and the other readers do
-    /// that without copying it.
-    pub fn validate_document(&self, doc: &Document) -> Report {
+    /// that without an extra copy.
+    pub fn validate_document(&self, doc: &Document<'_>) -> Report {
         if doc.format() == Format::Capture && !self.is_annotated(doc) {
-            return self.validate_annotated(&self.annotated(doc.clone()));
+            let annotated = self.annotated(doc.to_value_document()).into_document();
+            return self.validate_annotated(&annotated);
         }
         self.validate_annotated(doc)
     }
 
-    fn validate_annotated(&self, doc: &Document) -> Report {
-        let cat = self.catalogue_for(doc.value());
+    fn validate_annotated(&self, doc: &Document<'_>) -> Report {
+        let cat = self.catalogue_for(doc.root());
         Report {
             diagnostics: eval::evaluate(cat, doc, &self.selection, &self.limits),
             load_error: None,
@@ -243,31 +247,30 @@ impl Engine {
         }
     }
 
-    fn is_annotated(&self, doc: &Document) -> bool {
-        doc.value()
+    fn is_annotated(&self, doc: &Document<'_>) -> bool {
+        doc.root()
             .pointer("/messages/0")
             .is_none_or(|e| e.get(crate::traffic::SCOPE_MEMBER).is_some())
     }
 
-    fn annotated(&self, mut doc: Document) -> Document {
-        let traffic = &self.catalogue_for(doc.value()).traffic;
+    /// A capture annotated (as a value, before it becomes a compact document).
+    fn annotated(&self, mut doc: ValueDocument) -> ValueDocument {
+        let cat = match &self.chosen {
+            Some(c) => c,
+            None => self.releases.for_value(doc.value()),
+        };
+        let traffic = &cat.traffic;
         crate::traffic::annotate(doc.value_mut(), traffic, self.traffic_version.as_deref());
         doc
     }
 
-    fn report(&self, loaded: Result<Document, LoadError>) -> Report {
+    fn report_capture(&self, loaded: Result<ValueDocument, LoadError>) -> Report {
+        self.report(loaded.map(|doc| self.annotated(doc).into_document()))
+    }
+
+    fn report(&self, loaded: Result<Document<'_>, LoadError>) -> Report {
         match loaded {
-            Ok(doc) => {
-                let doc = if doc.format() == Format::Capture {
-                    self.annotated(doc)
-                } else {
-                    doc
-                };
-                let report = self.validate_annotated(&doc);
-                let threads = eval::threads_for(&doc);
-                drop_in_parallel(doc.into_value(), threads);
-                report
-            }
+            Ok(doc) => self.validate_annotated(&doc),
             Err(e) => Report {
                 diagnostics: eval::load_error_diagnostics(self.catalogue(), &e, &self.selection),
                 load_error: Some(LoadFailure {
@@ -283,27 +286,3 @@ impl Engine {
 }
 
 use crate::document::read_bounded;
-
-/// Drops a large value on the worker pool: freeing a document of millions of nodes is a
-/// noticeable part of validating it. Its items two levels down (or one, for leaves) are the
-/// units, which shares large collections evenly.
-fn drop_in_parallel(value: Value, threads: usize) {
-    use rayon::prelude::*;
-    if threads <= 1 {
-        return drop(value);
-    }
-    let children: Vec<Value> = match value {
-        Value::Object(map) => map.into_iter().map(|(_, v)| v).collect(),
-        Value::Array(items) => items,
-        leaf => return drop(leaf),
-    };
-    let parts: Vec<Value> = children
-        .into_iter()
-        .flat_map(|child| match child {
-            Value::Object(map) if map.len() > 1 => map.into_iter().map(|(_, v)| v).collect(),
-            Value::Array(items) if items.len() > 1 => items,
-            other => vec![other],
-        })
-        .collect();
-    parts.into_par_iter().with_min_len(16).for_each(drop);
-}

@@ -113,6 +113,6 @@ fn pointer_exists(path: &Path, pointer: &str) -> bool {
     };
     let format = crate::document::Format::from_path(&path.to_string_lossy());
     crate::document::Document::parse(&bytes, format, &crate::document::Limits::default())
-        .map(|d| d.value().pointer(pointer).is_some())
+        .map(|d| d.root().pointer(pointer).is_some())
         .unwrap_or(false)
 }

@@ -5,9 +5,7 @@
 //! (`^` is the node's parent, `^^` its grandparent). Anything else is a member name of the
 //! node itself, so `mode` means `@['mode']`.
 
-use serde_json::Value;
-
-use crate::document::pointer;
+use crate::document::{pointer, Kind, ValueRef};
 use crate::path::{JsonPath, PathError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +26,7 @@ pub struct RelPath {
 #[derive(Debug, Clone)]
 pub struct Hit<'a> {
     pub pointer: String,
-    pub value: &'a Value,
+    pub value: ValueRef<'a>,
 }
 
 impl RelPath {
@@ -74,23 +72,33 @@ impl RelPath {
     }
 
     /// Every node selected from the node at pointer `node` of document `root`.
-    pub fn select<'a>(&self, root: &'a Value, node: &str) -> Vec<Hit<'a>> {
+    pub fn select<'a>(&self, root: ValueRef<'a>, node: &str) -> Vec<Hit<'a>> {
         self.select_in(root, node, None)
     }
 
     /// [`RelPath::select`] when the caller has the node's value at hand, which spares
     /// resolving `node` for paths that start at the node itself.
-    pub fn select_from<'a>(&self, root: &'a Value, node: &str, value: &'a Value) -> Vec<Hit<'a>> {
+    pub fn select_from<'a>(
+        &self,
+        root: ValueRef<'a>,
+        node: &str,
+        value: ValueRef<'a>,
+    ) -> Vec<Hit<'a>> {
         self.select_in(root, node, Some(value))
     }
 
     /// The values [`RelPath::select`] selects, without building their pointers.
-    pub fn values<'a>(&self, root: &'a Value, node: &str) -> Vec<&'a Value> {
+    pub fn values<'a>(&self, root: ValueRef<'a>, node: &str) -> Vec<ValueRef<'a>> {
         self.values_in(root, node, None)
     }
 
     /// [`RelPath::values`] with the node's value at hand (see [`RelPath::select_from`]).
-    pub fn values_from<'a>(&self, root: &'a Value, node: &str, value: &'a Value) -> Vec<&'a Value> {
+    pub fn values_from<'a>(
+        &self,
+        root: ValueRef<'a>,
+        node: &str,
+        value: ValueRef<'a>,
+    ) -> Vec<ValueRef<'a>> {
         self.values_in(root, node, Some(value))
     }
 
@@ -98,10 +106,10 @@ impl RelPath {
     /// order, without collecting them.
     pub fn for_each_from<'a>(
         &self,
-        root: &'a Value,
+        root: ValueRef<'a>,
         node: &str,
-        value: &'a Value,
-        f: &mut dyn FnMut(&str, &'a Value),
+        value: ValueRef<'a>,
+        f: &mut dyn FnMut(&str, ValueRef<'a>),
     ) {
         let Some((base, start)) = self.start(root, node, Some(value)) else {
             return;
@@ -126,10 +134,10 @@ impl RelPath {
     /// selects nothing, else whether one passed.
     pub fn test_values<'a>(
         &self,
-        root: &'a Value,
+        root: ValueRef<'a>,
         node: &str,
-        value: Option<&'a Value>,
-        f: &mut dyn FnMut(&'a Value) -> bool,
+        value: Option<ValueRef<'a>>,
+        f: &mut dyn FnMut(ValueRef<'a>) -> bool,
     ) -> Option<bool> {
         let (_, start) = self.start(root, node, value)?;
         match self.query.singular_tokens() {
@@ -148,19 +156,24 @@ impl RelPath {
     /// Where the path starts for the node at `node`: the base pointer and its value.
     fn start<'a, 'p>(
         &self,
-        root: &'a Value,
+        root: ValueRef<'a>,
         node: &'p str,
-        value: Option<&'a Value>,
-    ) -> Option<(&'p str, &'a Value)> {
+        value: Option<ValueRef<'a>>,
+    ) -> Option<(&'p str, ValueRef<'a>)> {
         let base = self.base_pointer(node)?;
         let start = match (self.base, value) {
             (Base::Up(0), Some(v)) => v,
-            _ => pointer::resolve(root, base)?,
+            _ => root.pointer(base)?,
         };
         Some((base, start))
     }
 
-    fn select_in<'a>(&self, root: &'a Value, node: &str, value: Option<&'a Value>) -> Vec<Hit<'a>> {
+    fn select_in<'a>(
+        &self,
+        root: ValueRef<'a>,
+        node: &str,
+        value: Option<ValueRef<'a>>,
+    ) -> Vec<Hit<'a>> {
         let Some((base, start)) = self.start(root, node, value) else {
             return Vec::new();
         };
@@ -190,10 +203,10 @@ impl RelPath {
 
     fn values_in<'a>(
         &self,
-        root: &'a Value,
+        root: ValueRef<'a>,
         node: &str,
-        value: Option<&'a Value>,
-    ) -> Vec<&'a Value> {
+        value: Option<ValueRef<'a>>,
+    ) -> Vec<ValueRef<'a>> {
         let Some((_, start)) = self.start(root, node, value) else {
             return Vec::new();
         };
@@ -204,18 +217,18 @@ impl RelPath {
     }
 
     /// The first selected node, if any.
-    pub fn first<'a>(&self, root: &'a Value, node: &str) -> Option<Hit<'a>> {
+    pub fn first<'a>(&self, root: ValueRef<'a>, node: &str) -> Option<Hit<'a>> {
         self.select(root, node).into_iter().next()
     }
 }
 
 /// Follows `tokens` from `start` (a token is an array index when the node is an array).
-fn singular<'a>(start: &'a Value, tokens: &[String]) -> Option<&'a Value> {
+fn singular<'a>(start: ValueRef<'a>, tokens: &[String]) -> Option<ValueRef<'a>> {
     let mut value = start;
     for t in tokens {
-        value = match value {
-            Value::Object(m) => pointer::member(m, t)?,
-            Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i))?,
+        value = match value.kind() {
+            Kind::Object(m) => m.get(t)?,
+            Kind::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i))?,
             _ => return None,
         };
     }
@@ -229,23 +242,22 @@ mod tests {
 
     #[test]
     fn bases() {
-        let doc = json!({"a": {"b": [{"c": 1}, {"c": 2}], "x-y": true}});
+        let tree = crate::document::Tree::from_value(
+            &json!({"a": {"b": [{"c": 1}, {"c": 2}], "x-y": true}}),
+        );
+        let doc = tree.root();
         let p = RelPath::compile("^^['x-y']").unwrap();
-        let hits = p.select(&doc, "/a/b/1");
+        let hits = p.select(doc, "/a/b/1");
         assert_eq!(hits[0].pointer, "/a/x-y");
         let p = RelPath::compile("c").unwrap();
-        assert_eq!(p.first(&doc, "/a/b/1").unwrap().value, &json!(2));
+        assert_eq!(p.first(doc, "/a/b/1").unwrap().value, json!(2));
         let p = RelPath::compile("$.a.b[*].c").unwrap();
-        let ptrs: Vec<_> = p
-            .select(&doc, "/a")
-            .into_iter()
-            .map(|h| h.pointer)
-            .collect();
+        let ptrs: Vec<_> = p.select(doc, "/a").into_iter().map(|h| h.pointer).collect();
         assert_eq!(ptrs, vec!["/a/b/0/c", "/a/b/1/c"]);
         let p = RelPath::compile("^^^^").unwrap();
-        assert!(p.select(&doc, "/a/b/1").is_empty());
+        assert!(p.select(doc, "/a/b/1").is_empty());
         let p = RelPath::compile("@").unwrap();
-        assert_eq!(p.first(&doc, "/a/b/0").unwrap().pointer, "/a/b/0");
+        assert_eq!(p.first(doc, "/a/b/0").unwrap().pointer, "/a/b/0");
         for (path, node) in [
             ("^^['x-y']", "/a/b/1"),
             ("c", "/a/b/1"),
@@ -255,19 +267,19 @@ mod tests {
             ("@..c", "/a"),
         ] {
             let p = RelPath::compile(path).unwrap();
-            let hits = p.select(&doc, node);
+            let hits = p.select(doc, node);
             let values: Vec<_> = hits.iter().map(|h| h.value).collect();
-            assert_eq!(p.values(&doc, node), values, "{path}");
+            assert_eq!(p.values(doc, node), values, "{path}");
             let at = doc.pointer(node).unwrap();
-            assert_eq!(p.values_from(&doc, node, at), values, "{path}");
-            let from: Vec<_> = p.select_from(&doc, node, at);
+            assert_eq!(p.values_from(doc, node, at), values, "{path}");
+            let from: Vec<_> = p.select_from(doc, node, at);
             assert_eq!(
                 from.iter().map(|h| &h.pointer).collect::<Vec<_>>(),
                 hits.iter().map(|h| &h.pointer).collect::<Vec<_>>(),
                 "{path}"
             );
             let mut each = Vec::new();
-            p.for_each_from(&doc, node, at, &mut |ptr, v| each.push((ptr.to_owned(), v)));
+            p.for_each_from(doc, node, at, &mut |ptr, v| each.push((ptr.to_owned(), v)));
             assert_eq!(
                 each,
                 hits.iter()
@@ -278,20 +290,20 @@ mod tests {
             let want = if values.is_empty() {
                 None
             } else {
-                Some(values.contains(&&json!(2)))
+                Some(values.iter().any(|v| *v == json!(2)))
             };
             assert_eq!(
-                p.test_values(&doc, node, Some(at), &mut |v| v == &json!(2)),
+                p.test_values(doc, node, Some(at), &mut |v| v == json!(2)),
                 want,
                 "{path}"
             );
             assert_eq!(
-                p.test_values(&doc, node, None, &mut |v| v == &json!(2)),
+                p.test_values(doc, node, None, &mut |v| v == json!(2)),
                 want,
                 "{path}"
             );
         }
         let p = RelPath::compile("^[?@.c > 1].c").unwrap();
-        assert_eq!(p.first(&doc, "/a/b/0").unwrap().pointer, "/a/b/1/c");
+        assert_eq!(p.first(doc, "/a/b/0").unwrap().pointer, "/a/b/1/c");
     }
 }

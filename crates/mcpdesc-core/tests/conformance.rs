@@ -100,7 +100,7 @@ fn reference_diagnostics(
     let format = Format::from_path(&path.to_string_lossy());
     let doc = Document::parse_str(&text, format, &Limits::default())
         .unwrap_or_else(|e| panic!("{} does not load: {e}", path.display()));
-    let entries: Vec<ReferenceEntry> = serde_json::from_value(doc.value().clone())
+    let entries: Vec<ReferenceEntry> = serde_json::from_value(doc.to_value())
         .unwrap_or_else(|e| panic!("{} is malformed: {e}", path.display()));
     let mut out: BTreeMap<ReferenceDiagnostic, BTreeSet<String>> = BTreeMap::new();
     for e in entries {

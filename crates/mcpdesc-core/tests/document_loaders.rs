@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use mcpdesc_core::document::{
-    pointer, Document, Format, Limits, LoadError, LoadErrorKind, Position,
+    pointer, Document, Format, Kind, Limits, LoadError, LoadErrorKind, Position, ValueRef,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -17,32 +17,32 @@ use serde_json::{json, Value};
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-fn load(text: &str, format: Format) -> Result<Document, LoadError> {
+fn load(text: &str, format: Format) -> Result<Document<'_>, LoadError> {
     Document::parse_str(text, format, &Limits::default())
 }
 
-fn json(text: &str) -> Result<Document, LoadError> {
+fn json(text: &str) -> Result<Document<'_>, LoadError> {
     load(text, Format::Json)
 }
 
-fn yaml(text: &str) -> Result<Document, LoadError> {
+fn yaml(text: &str) -> Result<Document<'_>, LoadError> {
     load(text, Format::Yaml)
 }
 
 #[track_caller]
-fn json_ok(text: &str) -> Document {
+fn json_ok(text: &str) -> Document<'_> {
     json(text).unwrap_or_else(|e| panic!("JSON {text:?} failed to load: {e}"))
 }
 
 #[track_caller]
-fn yaml_ok(text: &str) -> Document {
+fn yaml_ok(text: &str) -> Document<'_> {
     yaml(text).unwrap_or_else(|e| panic!("YAML {text:?} failed to load: {e}"))
 }
 
 #[track_caller]
 fn json_err(text: &str) -> LoadError {
     match json(text) {
-        Ok(doc) => panic!("JSON {text:?} loaded as {:?}", doc.value()),
+        Ok(doc) => panic!("JSON {text:?} loaded as {:?}", doc.root()),
         Err(e) => e,
     }
 }
@@ -50,7 +50,7 @@ fn json_err(text: &str) -> LoadError {
 #[track_caller]
 fn yaml_err(text: &str) -> LoadError {
     match yaml(text) {
-        Ok(doc) => panic!("YAML {text:?} loaded as {:?}", doc.value()),
+        Ok(doc) => panic!("YAML {text:?} loaded as {:?}", doc.root()),
         Err(e) => e,
     }
 }
@@ -59,8 +59,8 @@ fn pos(line: u32, column: u32) -> Position {
     Position::new(line, column)
 }
 
-fn key_pos(doc: &Document, ptr: &str) -> Position {
-    doc.spans().key_position(doc.value(), ptr)
+fn key_pos(doc: &Document<'_>, ptr: &str) -> Position {
+    doc.key_position(ptr)
 }
 
 fn limits(f: impl FnOnce(&mut Limits)) -> Limits {
@@ -70,7 +70,7 @@ fn limits(f: impl FnOnce(&mut Limits)) -> Limits {
 }
 
 #[track_caller]
-fn assert_limit(result: Result<Document, LoadError>, name: &str, at: Position) {
+fn assert_limit(result: Result<Document<'_>, LoadError>, name: &str, at: Position) {
     match result {
         Err(LoadError {
             kind: LoadErrorKind::Limit { limit, .. },
@@ -156,7 +156,7 @@ fn corpus_expected_invalid_yaml_is_refused_with_the_right_kind() {
             panic!("expected-invalid/{name}: no expected error kind is known for this fixture");
         };
         match Document::parse(&bytes, Format::Yaml, &Limits::default()) {
-            Ok(doc) => panic!("expected-invalid/{name} loaded as {:?}", doc.value()),
+            Ok(doc) => panic!("expected-invalid/{name} loaded as {:?}", doc.root()),
             Err(e) => {
                 assert!(check(&e.kind), "expected-invalid/{name}: wrong error {e:?}");
                 assert!(e.position.line >= 1, "expected-invalid/{name}: no position");
@@ -200,14 +200,16 @@ fn corpus_expected_valid_yaml_loads() {
         .expect("scalars-and-ordinary-merge-key.yaml");
     let doc = Document::parse(bytes, Format::Yaml, &Limits::default()).unwrap();
     assert_eq!(
-        *doc.value(),
+        doc.root(),
         json!({
             "value": { "<<": { "a": 1 } },
             "scalars": [true, false, null, 0, -12, 1.5, 6.02e23, "2026-08-25", ".nan"],
         })
     );
     assert!(
-        doc.value()["value"]["<<"].is_object(),
+        doc.root()
+            .pointer("/value/<<")
+            .is_some_and(|v| v.is_object()),
         "`<<` is an ordinary key"
     );
     assert_eq!(doc.position("/value/<</a"), pos(3, 8));
@@ -223,11 +225,11 @@ fn corpus_equivalent_documents_decode_to_equal_values() {
     let yaml_bytes = std::fs::read(dir.join("document.yaml")).expect("document.yaml");
     let from_json = Document::parse(&json_bytes, Format::Json, &Limits::default()).unwrap();
     let from_yaml = Document::parse(&yaml_bytes, Format::Yaml, &Limits::default()).unwrap();
-    assert_eq!(from_json.value(), from_yaml.value());
+    assert_eq!(from_json.root(), from_yaml.root());
     // Same data model, number kinds included: `12` is an integer and `6.02e23` a float in both.
-    assert_eq!(from_json.value().to_string(), from_yaml.value().to_string());
+    assert_eq!(from_json.root().to_string(), from_yaml.root().to_string());
     let reference: Value = serde_json::from_slice(&json_bytes).unwrap();
-    assert_eq!(*from_json.value(), reference);
+    assert_eq!(from_json.to_value(), reference);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,7 +285,7 @@ fn yaml_positions_of_nested_keys_and_values() {
     let text = "a:\n  b:\n    - 10\n    - x\n  c: {d: [1, 2]}\né: ü\nk: 1\n";
     let doc = yaml_ok(text);
     assert_eq!(
-        *doc.value(),
+        doc.root(),
         json!({"a": {"b": [10, "x"], "c": {"d": [1, 2]}}, "é": "ü", "k": 1})
     );
     assert_eq!(doc.position(""), pos(1, 1));
@@ -312,7 +314,7 @@ fn yaml_positions_of_indentless_sequences_and_quoted_scalars() {
     assert_eq!(doc.position("/list/1"), pos(3, 3));
     assert_eq!(doc.position("/list/2"), pos(4, 3));
     assert_eq!(key_pos(&doc, "/after"), pos(6, 1));
-    assert_eq!(doc.value()["list"][2], json!("three\n"));
+    assert_eq!(doc.root().pointer("/list/2").unwrap(), json!("three\n"));
 
     let text =
         "k:\n-   x\n-\n  - y\na: >+ # c # d\n\n\n   x\nb: |\nc: |-\r\n  z\r\nd:   |2 # #\n   w\n";
@@ -326,7 +328,7 @@ fn yaml_positions_of_indentless_sequences_and_quoted_scalars() {
     assert_eq!(doc.position("/c"), pos(10, 4));
     assert_eq!(doc.position("/d"), pos(12, 6));
     assert_eq!(
-        *doc.value(),
+        doc.root(),
         json!({"k": ["x", ["y"]], "a": "\n\nx\n", "b": "", "c": "z", "d": " w\n"})
     );
     let doc =
@@ -342,14 +344,17 @@ fn yaml_positions_of_indentless_sequences_and_quoted_scalars() {
     assert_eq!(doc.position("/n/1/h"), pos(12, 4));
     assert_eq!(doc.position("/n/1/h/0"), pos(12, 6));
     assert_eq!(
-        *doc.value(),
+        doc.root(),
         json!({"k": [["a"], ["b"], ["c"]], "m": ["d"], "n": [["e"], {"f": ["g"], "h": ["i"]}]})
     );
     // An indentless sequence whose first entry is a flow collection.
     let doc = yaml_ok("\"\":\n- []\n- {a: [1]}\n");
     assert_eq!(doc.position("/"), pos(2, 1));
-    assert_eq!(doc.value().pointer("/"), Some(&json!([[], {"a": [1]}])));
-    assert_eq!(doc.spans().position(doc.value(), "//0"), pos(2, 3));
+    assert_eq!(
+        doc.root().pointer("/").map(|v| v.to_value()),
+        Some(json!([[], {"a": [1]}]))
+    );
+    assert_eq!(doc.position("//0"), pos(2, 3));
     assert_eq!(doc.position("//1/a/0"), pos(3, 8));
 }
 
@@ -362,28 +367,28 @@ fn json_values_and_number_kinds() {
         r#" {"s": "a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "i": -12, "u": 18446744073709551615,
             "big": 18446744073709551616, "f": 1.5e3, "z": -0, "t": true, "n": null, "e": [], "o": {}} "#,
     );
-    let v = doc.value();
-    assert_eq!(v["s"], json!("a\"\\/\u{8}\u{c}\n\r\té😀"));
-    assert!(v["i"].is_i64());
-    assert_eq!(v["u"].as_u64(), Some(u64::MAX));
-    assert!(v["big"].is_f64());
-    assert_eq!(v["f"].as_f64(), Some(1500.0));
-    assert_eq!(v["t"], json!(true));
-    assert_eq!(v["n"], Value::Null);
-    assert_eq!(v["e"], json!([]));
-    assert_eq!(v["o"], json!({}));
+    let v = |key: &str| doc.root().get(key).unwrap();
+    assert_eq!(v("s"), json!("a\"\\/\u{8}\u{c}\n\r\té😀"));
+    assert!(v("i").is_i64());
+    assert_eq!(v("u").as_u64(), Some(u64::MAX));
+    assert!(v("big").is_f64());
+    assert_eq!(v("f").as_f64(), Some(1500.0));
+    assert_eq!(v("t"), json!(true));
+    assert_eq!(v("n"), Value::Null);
+    assert_eq!(v("e"), json!([]));
+    assert_eq!(v("o"), json!({}));
     // Same decoding as serde_json.
-    let text = doc.value().to_string();
+    let text = doc.root().to_string();
     assert_eq!(
         serde_json::from_str::<Value>(&text).unwrap(),
-        *json_ok(&text).value()
+        json_ok(&text).root()
     );
 }
 
 #[test]
 fn json_object_keeps_source_order() {
     let doc = json_ok(r#"{"z": 1, "a": 2, "m": {"y": 1, "b": 2}}"#);
-    let keys: Vec<_> = doc.value().as_object().unwrap().keys().cloned().collect();
+    let keys: Vec<_> = doc.root().as_object().unwrap().keys().collect();
     assert_eq!(keys, ["z", "a", "m"]);
     assert_eq!(doc.position("/a"), pos(1, 15));
     assert_eq!(doc.position("/m/b"), pos(1, 37));
@@ -489,7 +494,7 @@ fn json_non_finite_numbers_are_refused() {
         assert_eq!(err.position, *at, "{text}");
     }
     // Underflow is fine: it is a (zero) finite number.
-    assert_eq!(json_ok("1e-400").value().as_f64(), Some(0.0));
+    assert_eq!(json_ok("1e-400").root().as_f64(), Some(0.0));
 }
 
 #[test]
@@ -507,11 +512,8 @@ fn json_lone_surrogates_are_refused() {
         assert_eq!(err.kind, LoadErrorKind::LoneSurrogate, "{text}");
         assert_eq!(err.position, at, "{text}");
     }
-    assert_eq!(*json_ok(r#""\uD83D\uDE00""#).value(), json!("😀"));
-    assert_eq!(
-        *json_ok(r#""\uFFFF\u0000""#).value(),
-        json!("\u{ffff}\u{0}")
-    );
+    assert_eq!(json_ok(r#""\uD83D\uDE00""#).root(), json!("😀"));
+    assert_eq!(json_ok(r#""\uFFFF\u0000""#).root(), json!("\u{ffff}\u{0}"));
 }
 
 #[test]
@@ -546,11 +548,11 @@ fn yaml_document_count() {
         LoadErrorKind::MultipleDocuments
     );
     assert_eq!(
-        *yaml_ok("---\na: 1\n...\n# trailing\n").value(),
+        yaml_ok("---\na: 1\n...\n# trailing\n").root(),
         json!({"a": 1})
     );
-    assert_eq!(*yaml_ok("---\n").value(), Value::Null);
-    assert_eq!(*yaml_ok("%YAML 1.2\n--- x\n").value(), json!("x"));
+    assert_eq!(yaml_ok("---\n").root(), Value::Null);
+    assert_eq!(yaml_ok("%YAML 1.2\n--- x\n").root(), json!("x"));
 }
 
 #[test]
@@ -566,7 +568,7 @@ fn yaml_anchors_and_aliases_are_refused() {
         ("&root {a: 1}", pos(1, 1)),
     ] {
         let err = match yaml(text) {
-            Ok(doc) => panic!("{text:?} loaded as {:?}", doc.value()),
+            Ok(doc) => panic!("{text:?} loaded as {:?}", doc.root()),
             Err(e) => e,
         };
         // `*x` without an anchor is a syntax error in the parser; everything else is `Alias`.
@@ -590,14 +592,14 @@ fn yaml_core_tags_are_applied() {
          h: !!int 0x10\n",
     );
     assert_eq!(
-        *doc.value(),
+        doc.root(),
         json!({"s": "12", "i": 12, "f": 1.0, "g": 25.0, "b": true, "n": null, "e": "",
                "q": [1], "m": {"k": "v"}, "v": "5", "h": 16})
     );
-    assert!(doc.value()["f"].is_f64());
+    assert!(doc.root().get("f").unwrap().is_f64());
     // A tagged key that resolves to a string is a string key.
     assert_eq!(
-        *yaml_ok("!!str 1: x\n!!str true: y").value(),
+        yaml_ok("!!str 1: x\n!!str true: y").root(),
         json!({"1": "x", "true": "y"})
     );
 }
@@ -641,7 +643,7 @@ fn yaml_other_tags_are_refused() {
     }
     // A `%TAG` directive that maps a handle to the core-schema prefix names core tags.
     assert_eq!(
-        *yaml_ok("%TAG !c! tag:yaml.org,2002:\n---\na: !c!str 1").value(),
+        yaml_ok("%TAG !c! tag:yaml.org,2002:\n---\na: !c!str 1").root(),
         json!({"a": "1"})
     );
     // Core tags that do not fit the node.
@@ -671,7 +673,7 @@ fn yaml_core_schema_scalar_resolution() {
          - '12'\n- \"true\"\n- |\n  null\n- 0x\n- 0o8\n- 1_000\n- 99999999999999999999\n- -0\n",
     );
     assert_eq!(
-        *doc.value(),
+        doc.root(),
         json!([
             null,
             null,
@@ -705,12 +707,15 @@ fn yaml_core_schema_scalar_resolution() {
             -0.0
         ])
     );
-    assert!(doc.value()[15].is_f64(), "1e3 is a float");
-    assert!(doc.value()[29].is_f64(), "an integer beyond u64 is a float");
+    assert!(doc.root().get_index(15).unwrap().is_f64(), "1e3 is a float");
+    assert!(
+        doc.root().get_index(29).unwrap().is_f64(),
+        "an integer beyond u64 is a float"
+    );
     // Same number kinds as JSON.
     assert_eq!(
-        yaml_ok("[12, -1.5, 6.02e23, -0]").value().to_string(),
-        json_ok("[12, -1.5, 6.02e23, -0]").value().to_string()
+        yaml_ok("[12, -1.5, 6.02e23, -0]").root().to_string(),
+        json_ok("[12, -1.5, 6.02e23, -0]").root().to_string()
     );
 }
 
@@ -739,7 +744,7 @@ fn yaml_non_finite_numbers_are_refused() {
     }
     // Quoted, they are strings; `-.nan` is not a core-schema float.
     assert_eq!(
-        *yaml_ok("a: '.nan'\nb: \".inf\"\nc: -.nan").value(),
+        yaml_ok("a: '.nan'\nb: \".inf\"\nc: -.nan").root(),
         json!({"a": ".nan", "b": ".inf", "c": "-.nan"})
     );
 }
@@ -766,7 +771,7 @@ fn yaml_keys_must_be_strings() {
         assert_eq!(err.position, at, "{text:?}");
     }
     assert_eq!(
-        *yaml_ok("\"1\": a\n'true': b\nnull1: c\n<<: d\n? e\n: f\n").value(),
+        yaml_ok("\"1\": a\n'true': b\nnull1: c\n<<: d\n? e\n: f\n").root(),
         json!({"1": "a", "true": "b", "null1": "c", "<<": "d", "e": "f"})
     );
 }
@@ -823,11 +828,11 @@ fn bom_is_skipped_by_document_parse() {
         &Limits::default(),
     )
     .unwrap();
-    assert_eq!(*doc.value(), json!({"a": [1]}));
+    assert_eq!(doc.root(), json!({"a": [1]}));
     assert_eq!(key_pos(&doc, "/a"), pos(1, 2));
     assert_eq!(doc.position("/a/0"), pos(1, 8));
     let doc = Document::parse(b"\xEF\xBB\xBFa: [1]\n", Format::Yaml, &Limits::default()).unwrap();
-    assert_eq!(*doc.value(), json!({"a": [1]}));
+    assert_eq!(doc.root(), json!({"a": [1]}));
     assert_eq!(key_pos(&doc, "/a"), pos(1, 1));
     assert_eq!(doc.position("/a/0"), pos(1, 5));
     // Only one, leading BOM is skipped.
@@ -1121,16 +1126,16 @@ fn arb_json() -> impl Strategy<Value = Value> {
 }
 
 /// Every (pointer, value) of `value`, in document order.
-fn nodes<'a>(value: &'a Value, ptr: String, out: &mut Vec<(String, &'a Value)>) {
+fn nodes<'d>(value: ValueRef<'d>, ptr: String, out: &mut Vec<(String, ValueRef<'d>)>) {
     out.push((ptr.clone(), value));
-    match value {
-        Value::Array(items) => {
+    match value.kind() {
+        Kind::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 nodes(item, pointer::push(&ptr, &i.to_string()), out);
             }
         }
-        Value::Object(map) => {
-            for (k, v) in map {
+        Kind::Object(map) => {
+            for (k, v) in map.iter() {
                 nodes(v, pointer::push(&ptr, k), out);
             }
         }
@@ -1143,24 +1148,24 @@ fn char_at(lines: &[Vec<char>], at: Position) -> Option<char> {
     line.get((at.column as usize).checked_sub(1)?).copied()
 }
 
-fn first_char_matches(value: &Value, c: char) -> bool {
-    match value {
-        Value::Null => c == 'n',
-        Value::Bool(true) => c == 't',
-        Value::Bool(false) => c == 'f',
-        Value::Number(_) => c == '-' || c.is_ascii_digit(),
-        Value::String(_) => c == '"',
-        Value::Array(_) => c == '[',
-        Value::Object(_) => c == '{',
+fn first_char_matches(value: ValueRef<'_>, c: char) -> bool {
+    match value.kind() {
+        Kind::Null => c == 'n',
+        Kind::Bool(true) => c == 't',
+        Kind::Bool(false) => c == 'f',
+        Kind::Number(_) => c == '-' || c.is_ascii_digit(),
+        Kind::String(_) => c == '"',
+        Kind::Array(_) => c == '[',
+        Kind::Object(_) => c == '{',
     }
 }
 
 /// In block-style YAML a non-empty sequence starts at its first `-` and a non-empty mapping at
 /// its first key (always double-quoted by [`to_block_yaml`]).
-fn block_first_char_matches(value: &Value, c: char) -> bool {
-    match value {
-        Value::Array(items) if !items.is_empty() => c == '-',
-        Value::Object(map) if !map.is_empty() => c == '"',
+fn block_first_char_matches(value: ValueRef<'_>, c: char) -> bool {
+    match value.kind() {
+        Kind::Array(items) if !items.is_empty() => c == '-',
+        Kind::Object(map) if !map.is_empty() => c == '"',
         _ => first_char_matches(value, c),
     }
 }
@@ -1220,19 +1225,19 @@ fn to_block_yaml(value: &Value) -> String {
 
 /// Checks that every node's position (and every member's key position) points at the first
 /// character of its text in `source`.
-fn check_positions(doc: &Document, source: &str) -> Result<(), TestCaseError> {
+fn check_positions(doc: &Document<'_>, source: &str) -> Result<(), TestCaseError> {
     check_positions_with(doc, source, first_char_matches)
 }
 
 fn check_positions_with(
-    doc: &Document,
+    doc: &Document<'_>,
     source: &str,
-    first_char_matches: fn(&Value, char) -> bool,
+    first_char_matches: fn(ValueRef<'_>, char) -> bool,
 ) -> Result<(), TestCaseError> {
     let lines: Vec<Vec<char>> = source.split('\n').map(|l| l.chars().collect()).collect();
     let mut all = Vec::new();
-    nodes(doc.value(), String::new(), &mut all);
-    prop_assert_eq!(doc.spans().len(), all.len());
+    nodes(doc.root(), String::new(), &mut all);
+    prop_assert_eq!(doc.len(), all.len());
     for (ptr, value) in all {
         let at = doc.position(&ptr);
         let c = char_at(&lines, at);
@@ -1246,9 +1251,9 @@ fn check_positions_with(
         );
         if !ptr.is_empty()
             && doc
-                .value()
+                .root()
                 .pointer(pointer::parent(&ptr).unwrap_or(""))
-                .is_some_and(Value::is_object)
+                .is_some_and(ValueRef::is_object)
         {
             let key_at = key_pos(doc, &ptr);
             prop_assert_ne!(key_at, at);
@@ -1270,9 +1275,9 @@ proptest! {
     fn json_round_trips_with_positions(value in arb_json()) {
         for text in [serde_json::to_string_pretty(&value).unwrap(), serde_json::to_string(&value).unwrap()] {
             let doc = json(&text).map_err(|e| TestCaseError::fail(format!("{e} in {text}")))?;
-            prop_assert_eq!(doc.value(), &value);
+            prop_assert_eq!(doc.root(), value.clone());
             // Number kinds survive too (an integer stays an integer).
-            prop_assert_eq!(doc.value().to_string(), value.to_string());
+            prop_assert_eq!(doc.root().to_string(), value.to_string());
             check_positions(&doc, &text)?;
         }
     }
@@ -1283,7 +1288,7 @@ proptest! {
         // decode to the same value, with the same positions.
         let text = serde_json::to_string_pretty(&value).unwrap();
         let doc = yaml(&text).map_err(|e| TestCaseError::fail(format!("{e} in {text}")))?;
-        prop_assert_eq!(doc.value(), &value);
+        prop_assert_eq!(doc.root(), value.clone());
         check_positions(&doc, &text)?;
     }
 
@@ -1291,7 +1296,7 @@ proptest! {
     fn block_yaml_loads_with_positions(value in arb_json()) {
         let text = to_block_yaml(&value);
         let doc = yaml(&text).map_err(|e| TestCaseError::fail(format!("{e} in\n{text}")))?;
-        prop_assert_eq!(doc.value(), &value);
+        prop_assert_eq!(doc.root(), value.clone());
         check_positions_with(&doc, &text, block_first_char_matches)?;
     }
 
@@ -1361,7 +1366,7 @@ fn throughput_against_serde_json() {
         let started = Instant::now();
         let y = yaml_ok(&text);
         let yaml_time = started.elapsed();
-        assert_eq!(y.value(), &doc);
+        assert_eq!(y.root(), doc);
         println!(
             "{label} {mb:.1} MB: serde_json {theirs:?}, ours {ours:?} ({:.2}x); yaml loader {yaml_time:?}",
             ours.as_secs_f64() / theirs.as_secs_f64()

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use mcpdesc_core::document::ValueDocument;
 use mcpdesc_core::{Document, Engine, Format, Limits, RuleSet};
 
 /// The limits the fuzz targets use.
@@ -42,11 +43,28 @@ fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
 fn json_loader() {
     for (path, data) in inputs("json_loader") {
         eprintln!("{}", path.display());
-        if let Ok(doc) = Document::parse(&data, Format::Json, &fuzz_limits()) {
-            let text = doc.value().to_string();
+        for format in [Format::Json, Format::Capture] {
+            let loaded = (
+                Document::parse(&data, format, &fuzz_limits()),
+                ValueDocument::parse(&data, format, &fuzz_limits()),
+            );
+            let (doc, value_doc) = match loaded {
+                (Ok(doc), Ok(value_doc)) => (doc, value_doc),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a, b, "{format:?}: the loaders fail alike");
+                    continue;
+                }
+                (a, b) => panic!(
+                    "{format:?}: one loader failed: {:?} / {:?}",
+                    a.err(),
+                    b.err()
+                ),
+            };
+            let text = doc.root().to_string();
             let again: serde_json::Value = serde_json::from_str(&text).expect("round trip");
-            assert_eq!(&again, doc.value());
-            let _ = doc.position("");
+            assert_eq!(doc.root(), again);
+            assert_eq!(doc.root(), *value_doc.value());
+            assert_eq!(doc.position(""), value_doc.position(""));
         }
     }
 }
@@ -55,9 +73,18 @@ fn json_loader() {
 fn yaml_loader() {
     for (path, data) in inputs("yaml_loader") {
         eprintln!("{}", path.display());
-        if let Ok(doc) = Document::parse(&data, Format::Yaml, &fuzz_limits()) {
-            let _ = doc.position("");
-            let _ = doc.value().to_string();
+        let loaded = (
+            Document::parse(&data, Format::Yaml, &fuzz_limits()),
+            ValueDocument::parse(&data, Format::Yaml, &fuzz_limits()),
+        );
+        match loaded {
+            (Ok(doc), Ok(value_doc)) => {
+                let _ = doc.root().to_string();
+                assert_eq!(doc.root(), *value_doc.value());
+                assert_eq!(doc.position(""), value_doc.position(""));
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "the loaders fail alike"),
+            (a, b) => panic!("one loader failed: {:?} / {:?}", a.err(), b.err()),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use mcpdesc_core::rules::releases::ChangeKind;
-use mcpdesc_core::{Engine, Format, RuleSet};
+use mcpdesc_core::{Document, Engine, Format, RuleSet};
 
 fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -59,7 +59,11 @@ fn each_document_is_judged_by_the_release_it_declares() {
     let new = doc(FICTIONAL, NO_DESCRIPTION);
     let value: serde_json::Value = serde_json::from_str(&new).unwrap();
     assert_eq!(
-        engine.catalogue_for(&value).release.version.to_string(),
+        engine
+            .catalogue_for(Document::from_value(&value).root())
+            .release
+            .version
+            .to_string(),
         FICTIONAL
     );
     assert_eq!(

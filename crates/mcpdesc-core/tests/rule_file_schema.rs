@@ -57,7 +57,8 @@ fn every_rule_file_satisfies_the_schema() {
             }
             let text = std::fs::read_to_string(&path).unwrap();
             let doc = Document::parse_str(&text, Format::Yaml, &Limits::default()).unwrap();
-            for e in validator.iter_errors(doc.value()) {
+            let value = doc.to_value();
+            for e in validator.iter_errors(&value) {
                 let ptr = e.instance_path().to_string();
                 let pos = doc.position(&ptr);
                 failures.push(format!(
@@ -81,8 +82,7 @@ fn the_schema_rejects_an_unknown_check() {
     let text = std::fs::read_to_string(workspace().join("rules/info.yaml")).unwrap();
     let mut doc = Document::parse_str(&text, Format::Yaml, &Limits::default())
         .unwrap()
-        .value()
-        .clone();
+        .to_value();
     doc["rules"][0]["then"][0]["check"] = serde_json::json!("no-such-check");
     assert!(!validator.is_valid(&doc));
 }

@@ -6,23 +6,46 @@
 //! newlines), the column by counting the characters of the current line only up to the
 //! furthest position asked for so far.
 
-use std::collections::HashSet;
+use std::borrow::Cow;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
-use super::spans::NodeId;
-use super::{Limits, LoadError, LoadErrorKind, Position, SpanTree, SpanTreeBuilder};
+use super::sink::{KeySet, Sink, ValueSink};
+use super::tree::lines::{Breaks, LineIndex};
+use super::tree::{Builder, Positions, Tree};
+use super::{Limits, LoadError, LoadErrorKind, Position, SpanTree};
 
 /// Parses RFC 8259 JSON into a value and its span tree.
 pub(super) fn parse(text: &str, limits: &Limits) -> Result<(Value, SpanTree), LoadError> {
+    let mut sink = ValueSink::new(text, Breaks::Newline);
+    parse_into(text, limits, &mut sink)?;
+    sink.finish().ok_or_else(|| {
+        LoadError::new(
+            LoadErrorKind::JsonSyntax("no value".into()),
+            Position::START,
+        )
+    })
+}
+
+/// Parses RFC 8259 JSON into a compact tree borrowing from `text`.
+pub(super) fn parse_tree<'t>(text: &'t str, limits: &Limits) -> Result<Tree<'t>, LoadError> {
+    // About one node per twenty bytes of pretty-printed JSON.
+    let mut builder = Builder::new(text, text.len() / 24);
+    parse_into(text, limits, &mut builder)?;
+    Ok(builder.finish(Positions::Offsets(LineIndex::new(Breaks::Newline))))
+}
+
+/// Reads one JSON value (and nothing else but whitespace) from `text` into `sink`.
+pub(super) fn parse_into<S: Sink>(
+    text: &str,
+    limits: &Limits,
+    sink: &mut S,
+) -> Result<(), LoadError> {
     Loader {
         lex: Lexer::new(text),
         limits,
         nodes: 0,
-        spans: SpanTreeBuilder::new(),
-        child_ids: Vec::new(),
-        items: Vec::new(),
-        members: Vec::new(),
+        sink,
         stack: Vec::new(),
     }
     .run()
@@ -67,124 +90,75 @@ fn limit_error(limit: &'static str, value: u64, position: Position) -> LoadError
 }
 
 /// An open array or object.
-///
-/// Elements and members wait on shared stacks until their container closes, and the container
-/// is then allocated once at its final size: growing each one by doubling left a third of a
-/// large document's memory unused.
-enum Frame {
-    Array {
-        id: NodeId,
-        /// Where this array's elements start in `Loader::items`.
-        items: usize,
-        /// Where this container's children start in `Loader::child_ids`.
-        children: usize,
-    },
-    Object {
-        id: NodeId,
-        /// Where this object's members start in `Loader::members`.
-        members: usize,
-        /// The keys so far, once the object is too large to search them in order.
-        index: Option<HashSet<String>>,
-        /// The key of the member whose value is being parsed.
-        key: String,
-        children: usize,
-    },
+enum Frame<M> {
+    Array(M),
+    Object(M, KeySet),
 }
 
-/// Objects with more members than this look duplicate keys up in a hash set.
-const LINEAR_KEYS: usize = 16;
-
-/// Whether `key` repeats a key of the open object whose members start at `start`.
-fn is_duplicate(
-    members: &[(String, Value)],
-    start: usize,
-    index: &mut Option<HashSet<String>>,
-    key: &str,
-) -> bool {
-    let own = members.get(start..).unwrap_or(&[]);
-    if own.len() < LINEAR_KEYS {
-        return own.iter().any(|(k, _)| k == key);
-    }
-    let set = index.get_or_insert_with(|| own.iter().map(|(k, _)| k.clone()).collect());
-    !set.insert(key.to_owned())
-}
-
-struct Loader<'a> {
+struct Loader<'a, 's, S: Sink> {
     lex: Lexer<'a>,
     limits: &'a Limits,
     nodes: u64,
-    spans: SpanTreeBuilder,
-    /// Ids of the completed children of every open container, innermost last.
-    child_ids: Vec<NodeId>,
-    /// Elements of the open arrays, innermost last.
-    items: Vec<Value>,
-    /// Members of the open objects, innermost last.
-    members: Vec<(String, Value)>,
-    stack: Vec<Frame>,
+    sink: &'s mut S,
+    stack: Vec<Frame<S::Mark>>,
 }
 
-impl Loader<'_> {
-    fn run(mut self) -> Result<(Value, SpanTree), LoadError> {
+fn offset(pos: usize) -> u32 {
+    u32::try_from(pos).unwrap_or(u32::MAX)
+}
+
+impl<S: Sink> Loader<'_, '_, S> {
+    fn run(mut self) -> Result<(), LoadError> {
         let limits = self.limits;
         let lex = &mut self.lex;
         let stack = &mut self.stack;
-        let child_ids = &mut self.child_ids;
-        let items = &mut self.items;
-        let members = &mut self.members;
-        let spans = &mut self.spans;
-        // The key position of the value about to be parsed (unknown for elements and the root).
-        let mut key_pos = Position::UNKNOWN;
+        let sink = &mut *self.sink;
         'value: loop {
             lex.skip_ws();
             let start = lex.pos;
             let Some(b) = lex.peek() else {
                 return Err(lex.eof_error("expected a JSON value"));
             };
-            let pos = lex.position(start);
             self.nodes += 1;
             if self.nodes > limits.max_nodes {
-                return Err(limit_error("max-nodes", limits.max_nodes, pos));
+                return Err(lex.limit_error("max-nodes", limits.max_nodes, start));
             }
-            let mut id = spans.node(pos, key_pos);
-            let mut value = match b {
+            let pos = offset(start);
+            match b {
                 b'[' | b'{' => {
                     if stack.len() as u64 >= u64::from(limits.max_depth) {
-                        return Err(limit_error("max-depth", u64::from(limits.max_depth), pos));
+                        return Err(lex.limit_error(
+                            "max-depth",
+                            u64::from(limits.max_depth),
+                            start,
+                        ));
                     }
                     lex.pos += 1;
                     lex.skip_ws();
-                    let children = child_ids.len();
                     if b == b'[' {
+                        let mark = sink.open(pos, false);
                         if lex.peek() == Some(b']') {
                             lex.pos += 1;
-                            Value::Array(Vec::new())
+                            sink.close_array(mark);
                         } else {
                             lex.room_for_entry(0, limits)?;
-                            stack.push(Frame::Array {
-                                id,
-                                items: items.len(),
-                                children,
-                            });
-                            key_pos = Position::UNKNOWN;
+                            stack.push(Frame::Array(mark));
                             continue 'value;
                         }
                     } else {
+                        let mark = sink.open(pos, true);
                         match lex.peek() {
                             Some(b'}') => {
                                 lex.pos += 1;
-                                Value::Object(Map::new())
+                                sink.close_object(mark);
                             }
                             Some(b'"') => {
                                 lex.room_for_entry(0, limits)?;
                                 let (key, at) = lex.member_key(limits)?;
-                                stack.push(Frame::Object {
-                                    id,
-                                    members: members.len(),
-                                    index: None,
-                                    key,
-                                    children,
-                                });
-                                key_pos = at;
+                                let mut keys = KeySet::default();
+                                keys.repeats(&*sink, mark, &key);
+                                sink.key(&key, at);
+                                stack.push(Frame::Object(mark, keys));
                                 continue 'value;
                             }
                             Some(_) => {
@@ -196,28 +170,40 @@ impl Loader<'_> {
                         }
                     }
                 }
-                b'"' => Value::String(lex.string(limits.max_scalar_bytes)?),
-                b'-' | b'0'..=b'9' => lex.number(limits.max_scalar_bytes)?,
-                b't' => lex.literal("true", Value::Bool(true))?,
-                b'f' => lex.literal("false", Value::Bool(false))?,
-                b'n' => lex.literal("null", Value::Null)?,
+                b'"' => {
+                    let s = lex.string(limits.max_scalar_bytes)?;
+                    sink.string(&s, pos);
+                }
+                b'-' | b'0'..=b'9' => match lex.number(limits.max_scalar_bytes)? {
+                    Value::Number(n) => sink.number(n, pos),
+                    _ => sink.null(pos),
+                },
+                b't' => {
+                    lex.literal("true")?;
+                    sink.bool(true, pos);
+                }
+                b'f' => {
+                    lex.literal("false")?;
+                    sink.bool(false, pos);
+                }
+                b'n' => {
+                    lex.literal("null")?;
+                    sink.null(pos);
+                }
                 _ => return Err(lex.unexpected_value()),
-            };
-            // Attach the completed value to its container; close containers that end here.
+            }
+            // The value is complete: continue its container; close containers that end here.
             loop {
                 let Some(frame) = stack.last_mut() else {
                     lex.skip_ws();
                     if lex.pos < lex.bytes.len() {
                         return Err(lex.error_here("unexpected characters after the JSON value"));
                     }
-                    let tree = std::mem::take(spans).finish(id);
-                    return Ok((value, tree));
+                    return Ok(());
                 };
-                child_ids.push(id);
                 match frame {
-                    Frame::Array { items: start, .. } => {
-                        items.push(value);
-                        let count = items.len() - *start;
+                    Frame::Array(mark) => {
+                        let count = sink.entries(*mark);
                         lex.skip_ws();
                         match lex.peek() {
                             Some(b',') => {
@@ -229,7 +215,6 @@ impl Loader<'_> {
                                     );
                                 }
                                 lex.room_for_entry(count, limits)?;
-                                key_pos = Position::UNKNOWN;
                                 continue 'value;
                             }
                             Some(b']') => lex.pos += 1,
@@ -241,14 +226,8 @@ impl Loader<'_> {
                             None => return Err(lex.eof_error("expected `,` or `]`")),
                         }
                     }
-                    Frame::Object {
-                        members: start,
-                        index,
-                        key,
-                        ..
-                    } => {
-                        members.push((std::mem::take(key), value));
-                        let count = members.len() - *start;
+                    Frame::Object(mark, keys) => {
+                        let count = sink.entries(*mark);
                         lex.skip_ws();
                         match lex.peek() {
                             Some(b',') => {
@@ -258,14 +237,13 @@ impl Loader<'_> {
                                     Some(b'"') => {
                                         lex.room_for_entry(count, limits)?;
                                         let (k, at) = lex.member_key(limits)?;
-                                        if is_duplicate(members, *start, index, &k) {
+                                        if keys.repeats(&*sink, *mark, &k) {
                                             return Err(LoadError::new(
-                                                LoadErrorKind::DuplicateKey(k),
-                                                at,
+                                                LoadErrorKind::DuplicateKey(k.into_owned()),
+                                                Position::of_byte_offset(lex.bytes, at as usize),
                                             ));
                                         }
-                                        *key = k;
-                                        key_pos = at;
+                                        sink.key(&k, at);
                                         continue 'value;
                                     }
                                     Some(b'}') => {
@@ -292,46 +270,21 @@ impl Loader<'_> {
                     }
                 }
                 // The innermost container closed: it is the completed value now.
-                let (frame_id, children, closed) = match stack.pop() {
-                    Some(Frame::Array {
-                        id,
-                        items: start,
-                        children,
-                    }) => (id, children, Value::Array(items.drain(start..).collect())),
-                    Some(Frame::Object {
-                        id,
-                        members: start,
-                        children,
-                        ..
-                    }) => (
-                        id,
-                        children,
-                        Value::Object(members.drain(start..).collect::<Map<_, _>>()),
-                    ),
+                match stack.pop() {
+                    Some(Frame::Array(mark)) => sink.close_array(mark),
+                    Some(Frame::Object(mark, _)) => sink.close_object(mark),
                     None => return Err(lex.error_here("internal error: no open container")),
-                };
-                spans.set_children(frame_id, child_ids.get(children..).unwrap_or(&[]));
-                child_ids.truncate(children);
-                id = frame_id;
-                value = closed;
+                }
             }
         }
     }
 }
 
-/// Byte-level cursor with incremental line/column tracking.
+/// Byte-level cursor over the text.
 struct Lexer<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    /// Current line (1-based).
-    line: u32,
-    /// Byte offset where the current line starts.
-    line_start: usize,
-    /// Byte offset (on the current line) up to which characters have been counted.
-    col_pos: usize,
-    /// Characters between `line_start` and `col_pos`.
-    col_chars: u32,
 }
 
 impl<'a> Lexer<'a> {
@@ -340,10 +293,6 @@ impl<'a> Lexer<'a> {
             text,
             bytes: text.as_bytes(),
             pos: 0,
-            line: 1,
-            line_start: 0,
-            col_pos: 0,
-            col_chars: 0,
         }
     }
 
@@ -356,31 +305,14 @@ impl<'a> Lexer<'a> {
     fn skip_ws(&mut self) {
         while let Some(&b) = self.bytes.get(self.pos) {
             match b {
-                b' ' | b'\t' | b'\r' => self.pos += 1,
-                b'\n' => {
-                    self.pos += 1;
-                    self.line = self.line.saturating_add(1);
-                    self.line_start = self.pos;
-                    self.col_pos = self.pos;
-                    self.col_chars = 0;
-                }
+                b' ' | b'\t' | b'\r' | b'\n' => self.pos += 1,
                 _ => break,
             }
         }
     }
 
-    /// The position of byte `offset`, which must lie on the current line.
-    fn position(&mut self, offset: usize) -> Position {
-        if offset < self.col_pos || self.col_pos < self.line_start {
-            self.col_pos = self.line_start;
-            self.col_chars = 0;
-        }
-        let counted = self.bytes.get(self.col_pos..offset).map_or(0, count_chars);
-        self.col_chars = self
-            .col_chars
-            .saturating_add(u32::try_from(counted).unwrap_or(u32::MAX));
-        self.col_pos = offset;
-        Position::new(self.line, self.col_chars.saturating_add(1))
+    fn limit_error(&self, limit: &'static str, value: u64, offset: usize) -> LoadError {
+        limit_error(limit, value, Position::of_byte_offset(self.bytes, offset))
     }
 
     fn syntax(&self, offset: usize, message: impl Into<String>) -> LoadError {
@@ -428,11 +360,11 @@ impl<'a> Lexer<'a> {
         )
     }
 
-    fn literal(&mut self, word: &'static str, value: Value) -> Result<Value, LoadError> {
+    fn literal(&mut self, word: &'static str) -> Result<(), LoadError> {
         let rest = self.bytes.get(self.pos..).unwrap_or(&[]);
         if rest.starts_with(word.as_bytes()) {
             self.pos += word.len();
-            Ok(value)
+            Ok(())
         } else {
             Err(self.syntax(self.pos, format!("invalid literal; expected `{word}`")))
         }
@@ -443,18 +375,17 @@ impl<'a> Lexer<'a> {
     /// Refuses one more entry at the cursor for a container already holding `count`.
     fn room_for_entry(&mut self, count: usize, limits: &Limits) -> Result<(), LoadError> {
         if count as u64 >= limits.max_collection_len {
-            let at = self.position(self.pos);
-            return Err(limit_error(
+            return Err(self.limit_error(
                 "max-collection-len",
                 limits.max_collection_len,
-                at,
+                self.pos,
             ));
         }
         Ok(())
     }
 
-    fn member_key(&mut self, limits: &Limits) -> Result<(String, Position), LoadError> {
-        let at = self.position(self.pos);
+    fn member_key(&mut self, limits: &Limits) -> Result<(Cow<'a, str>, u32), LoadError> {
+        let at = offset(self.pos);
         let key = self.string(limits.max_scalar_bytes)?;
         self.skip_ws();
         match self.peek() {
@@ -468,7 +399,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// Parses the string starting at the cursor (a `"`).
-    fn string(&mut self, max: u64) -> Result<String, LoadError> {
+    fn string(&mut self, max: u64) -> Result<Cow<'a, str>, LoadError> {
         let open = self.pos;
         let start = open + 1;
         let mut i = find_special(self.bytes, start);
@@ -478,7 +409,7 @@ impl<'a> Lexer<'a> {
             }
             let s = self.slice(start, i)?;
             self.pos = i + 1;
-            return Ok(s.to_owned());
+            return Ok(Cow::Borrowed(s));
         }
         let cap = usize::try_from(max).unwrap_or(usize::MAX);
         let mut out = String::with_capacity((i - start).min(cap).saturating_add(16));
@@ -487,7 +418,7 @@ impl<'a> Lexer<'a> {
             match self.bytes.get(i) {
                 Some(b'"') => {
                     self.pos = i + 1;
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
                     i = self.escape(i, &mut out)?;
@@ -700,12 +631,6 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// Number of characters in valid UTF-8 `bytes` (bytes that are not continuation bytes).
-#[inline]
-fn count_chars(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
-}
-
 /// Offset of the first `"`, `\` or control character at or after `i`, or `bytes.len()`.
 #[inline]
 fn find_special(bytes: &[u8], mut i: usize) -> usize {
@@ -792,6 +717,7 @@ mod tests {
 #[cfg(test)]
 mod duplicate_tests {
     use super::*;
+    use crate::sink::LINEAR_KEYS;
 
     fn object(keys: &[String]) -> String {
         let members: Vec<String> = keys.iter().map(|k| format!("\"{k}\": [1, {{}}]")).collect();

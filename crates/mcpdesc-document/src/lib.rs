@@ -1,4 +1,4 @@
-//! The document model: a decoded JSON value plus the source position of every node.
+//! The document model: the compact tree of a document plus the source position of every node.
 //!
 //! Both loaders (JSON and the restricted YAML profile) produce the same [`Document`], so every
 //! rule sees one data model whatever the serialization was.
@@ -7,13 +7,16 @@ mod capture;
 mod json;
 mod limits;
 pub mod pointer;
+mod sink;
 mod snapshot;
 mod spans;
+pub mod tree;
 mod yaml;
 
 pub use capture::MESSAGES;
 pub use limits::Limits;
 pub use spans::{Position, SpanTree, SpanTreeBuilder};
+pub use tree::{ArrayRef, Kind, ObjectRef, Tree, ValueRef};
 
 use serde_json::Value;
 use thiserror::Error;
@@ -55,9 +58,139 @@ impl Format {
     }
 }
 
-/// A decoded document with source positions.
+/// A document read for validation: its compact tree (see [`tree`]) and its format.
+///
+/// A document read from text borrows its keys and strings from that text (`'t`);
+/// [`Document::into_owned`] makes one that owns its text.
 #[derive(Debug, Clone)]
-pub struct Document {
+pub struct Document<'t> {
+    tree: Tree<'t>,
+    format: Format,
+}
+
+impl<'t> Document<'t> {
+    /// Parses `bytes` as `format` under `limits`.
+    ///
+    /// A UTF-8 byte order mark is skipped; any other invalid UTF-8 is refused.
+    pub fn parse(
+        bytes: &'t [u8],
+        format: Format,
+        limits: &Limits,
+    ) -> Result<Document<'t>, LoadError> {
+        within_input_limit(bytes.len(), limits)?;
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let pos = Position::of_byte_offset(bytes, e.valid_up_to());
+            LoadError::new(LoadErrorKind::InvalidUtf8, pos)
+        })?;
+        Document::parse_str(text, format, limits)
+    }
+
+    /// Parses already-decoded text as `format` under `limits`.
+    pub fn parse_str(
+        text: &'t str,
+        format: Format,
+        limits: &Limits,
+    ) -> Result<Document<'t>, LoadError> {
+        within_input_limit(text.len(), limits)?;
+        let tree = match format {
+            Format::Json => json::parse_tree(text, limits)?,
+            Format::Yaml => yaml::parse_tree(text, limits)?,
+            Format::Capture => {
+                let (value, spans) = capture::parse(text, limits)?;
+                Tree::from_value_and_spans(&value, &spans)
+            }
+        };
+        Ok(Document { tree, format })
+    }
+
+    /// A document of an already-decoded value; positions are unknown (line 0, column 0).
+    pub fn from_value(value: &Value) -> Document<'static> {
+        Document {
+            tree: Tree::from_value(value),
+            format: Format::Json,
+        }
+    }
+
+    /// The document owning its source text.
+    pub fn into_owned(self) -> Document<'static> {
+        Document {
+            tree: self.tree.into_owned(),
+            format: self.format,
+        }
+    }
+
+    /// The root value.
+    pub fn root(&self) -> ValueRef<'_> {
+        self.tree.root()
+    }
+
+    /// The document as a value with the same positions.
+    pub fn to_value_document(&self) -> ValueDocument {
+        let (value, spans) = self.tree.to_value_and_spans();
+        ValueDocument::from_parts(value, spans, self.format)
+    }
+
+    /// The whole document as a `serde_json` value.
+    pub fn to_value(&self) -> Value {
+        self.root().to_value()
+    }
+
+    pub fn tree(&self) -> &Tree<'t> {
+        &self.tree
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.tree.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tree.is_empty()
+    }
+
+    /// The source position of the node at `pointer` (an RFC 6901 JSON Pointer).
+    ///
+    /// For a pointer that does not resolve, the position of the deepest node that does is
+    /// returned, so that a diagnostic about a missing member points at its would-be parent.
+    pub fn position(&self, pointer: &str) -> Position {
+        self.tree.locate(pointer).0
+    }
+
+    /// Position of the key of the member at `pointer`, or of its value when it has no key
+    /// (array elements, the root) or the pointer does not resolve.
+    pub fn key_position(&self, pointer: &str) -> Position {
+        let (value, key, exact) = self.tree.locate(pointer);
+        if exact && key.line != 0 {
+            key
+        } else {
+            value
+        }
+    }
+
+    /// The value and key positions of the node at `pointer`, when it resolves (the key is
+    /// [`Position::UNKNOWN`] for array elements and the root).
+    pub fn node_positions(&self, pointer: &str) -> Option<(Position, Position)> {
+        let (value, key, exact) = self.tree.locate(pointer);
+        (exact && value.line != 0).then_some((value, key))
+    }
+
+    /// The pointer of the innermost node whose text starts at or before `pos`: descending
+    /// from the root, the last child (by its key, or its value when it has none) that starts
+    /// no later than `pos`. Editors ask this of a cursor position.
+    pub fn pointer_at(&self, pos: Position) -> String {
+        self.tree.pointer_at(pos)
+    }
+}
+
+/// A document decoded as a `serde_json` value, with the source position of every node: the
+/// form of rule files and of traffic captures before they are annotated.
+#[derive(Debug, Clone)]
+pub struct ValueDocument {
     value: Value,
     spans: SpanTree,
     format: Format,
@@ -65,7 +198,9 @@ pub struct Document {
 
 /// Refuses an input of `len` bytes past `max-input-bytes`, before any of it is decoded.
 fn within_input_limit(len: usize, limits: &Limits) -> Result<(), LoadError> {
-    if len as u64 > limits.max_input_bytes {
+    // Positions are 32-bit offsets: no setting of the limit admits more than they address.
+    let max = limits.max_input_bytes.min(u64::from(u32::MAX - 1));
+    if len as u64 > max {
         return Err(LoadError::new(
             LoadErrorKind::Limit {
                 limit: "max-input-bytes",
@@ -77,29 +212,37 @@ fn within_input_limit(len: usize, limits: &Limits) -> Result<(), LoadError> {
     Ok(())
 }
 
-impl Document {
+impl ValueDocument {
     /// Parses `bytes` as `format` under `limits`.
     ///
     /// A UTF-8 byte order mark is skipped; any other invalid UTF-8 is refused.
-    pub fn parse(bytes: &[u8], format: Format, limits: &Limits) -> Result<Document, LoadError> {
+    pub fn parse(
+        bytes: &[u8],
+        format: Format,
+        limits: &Limits,
+    ) -> Result<ValueDocument, LoadError> {
         within_input_limit(bytes.len(), limits)?;
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let text = std::str::from_utf8(bytes).map_err(|e| {
             let pos = Position::of_byte_offset(bytes, e.valid_up_to());
             LoadError::new(LoadErrorKind::InvalidUtf8, pos)
         })?;
-        Document::parse_str(text, format, limits)
+        ValueDocument::parse_str(text, format, limits)
     }
 
     /// Parses already-decoded text as `format` under `limits`.
-    pub fn parse_str(text: &str, format: Format, limits: &Limits) -> Result<Document, LoadError> {
+    pub fn parse_str(
+        text: &str,
+        format: Format,
+        limits: &Limits,
+    ) -> Result<ValueDocument, LoadError> {
         within_input_limit(text.len(), limits)?;
         let (value, spans) = match format {
             Format::Json => json::parse(text, limits)?,
             Format::Yaml => yaml::parse(text, limits)?,
             Format::Capture => capture::parse(text, limits)?,
         };
-        Ok(Document {
+        Ok(ValueDocument {
             value,
             spans,
             format,
@@ -107,16 +250,16 @@ impl Document {
     }
 
     /// Wraps an already-decoded value; positions are unknown (reported as line 0, column 0).
-    pub fn from_value(value: Value) -> Document {
-        Document {
+    pub fn from_value(value: Value) -> ValueDocument {
+        ValueDocument {
             spans: SpanTree::unknown(),
             value,
             format: Format::Json,
         }
     }
 
-    fn from_parts(value: Value, spans: SpanTree, format: Format) -> Document {
-        Document {
+    fn from_parts(value: Value, spans: SpanTree, format: Format) -> ValueDocument {
+        ValueDocument {
             value,
             spans,
             format,
@@ -165,6 +308,20 @@ impl Document {
     pub fn pointer_at(&self, pos: Position) -> String {
         self.spans.pointer_at(&self.value, pos)
     }
+
+    /// Position of the key of the member at `pointer`, or of its value when it has no key.
+    pub fn key_position(&self, pointer: &str) -> Position {
+        self.spans.key_position(&self.value, pointer)
+    }
+
+    /// The compact document of this value, with the same positions.
+    pub fn into_document(self) -> Document<'static> {
+        let tree = Tree::from_value_and_spans(&self.value, &self.spans);
+        Document {
+            tree,
+            format: self.format,
+        }
+    }
 }
 
 /// Reads at most `limit + 1` bytes of the file at `path` (so an oversized file is refused
@@ -177,18 +334,6 @@ pub fn read_bounded(path: &std::path::Path, limit: u64) -> std::io::Result<Vec<u
     let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).saturating_add(1));
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     Ok(bytes)
-}
-
-/// A container sized to its contents: parsers grow them by doubling, and the slack of every
-/// array and object would otherwise stay for the document's lifetime.
-fn exact_array(mut items: Vec<Value>) -> Value {
-    items.shrink_to_fit();
-    Value::Array(items)
-}
-
-/// See [`exact_array`]; an object is rebuilt, as a map cannot shrink in place.
-fn exact_object(map: serde_json::Map<String, Value>) -> Value {
-    Value::Object(map.into_iter().collect())
 }
 
 /// Why a document could not be loaded.

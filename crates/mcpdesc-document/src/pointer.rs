@@ -111,7 +111,7 @@ pub fn resolve<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
 }
 
 /// An array index token as RFC 6901 spells it (no sign, no leading zero).
-fn array_index(token: &str) -> Option<usize> {
+pub(crate) fn array_index(token: &str) -> Option<usize> {
     if token.starts_with('+') || (token.starts_with('0') && token.len() != 1) {
         return None;
     }

@@ -1,4 +1,4 @@
-//! A compact binary form of a parsed [`Document`], positions included.
+//! A compact binary form of a parsed [`ValueDocument`], positions included.
 //!
 //! Files that ship inside a binary (the default rule catalogue) are parsed once at build time
 //! and stored in this form, so loading them costs a JSON decode instead of a YAML parse while
@@ -13,12 +13,12 @@
 use serde_json::Value;
 
 use super::spans::{SpanNode, SpanTree};
-use super::{Document, Format, Position};
+use super::{Format, Position, ValueDocument};
 
 const MAGIC: &[u8; 8] = b"MCPDSNP2";
 
-impl Document {
-    /// The snapshot of this document, for [`Document::from_snapshot`].
+impl ValueDocument {
+    /// The snapshot of this document, for [`ValueDocument::from_snapshot`].
     pub fn to_snapshot(&self) -> Vec<u8> {
         let spans = self.spans();
         let mut out = Vec::new();
@@ -51,9 +51,9 @@ impl Document {
         out
     }
 
-    /// Decodes a snapshot made by [`Document::to_snapshot`]; `None` when `bytes` is not one
+    /// Decodes a snapshot made by [`ValueDocument::to_snapshot`]; `None` when `bytes` is not one
     /// (wrong magic, truncated, or child links out of range).
-    pub fn from_snapshot(bytes: &[u8]) -> Option<Document> {
+    pub fn from_snapshot(bytes: &[u8]) -> Option<ValueDocument> {
         let mut reader = Reader(bytes.strip_prefix(MAGIC.as_slice())?);
         let format = match reader.u32()? {
             0 => Format::Json,
@@ -93,7 +93,7 @@ impl Document {
         if !reader.0.is_empty() {
             return None;
         }
-        Some(Document::from_parts(
+        Some(ValueDocument::from_parts(
             value,
             SpanTree { nodes, children },
             format,
@@ -236,8 +236,8 @@ mod tests {
     #[test]
     fn round_trip_keeps_values_and_positions() {
         let text = "a: 1\nb:\n  - x\n  - {c: 2.5, d: null}\n'e': \"f\"\n";
-        let doc = Document::parse_str(text, Format::Yaml, &Limits::default()).unwrap();
-        let back = Document::from_snapshot(&doc.to_snapshot()).unwrap();
+        let doc = ValueDocument::parse_str(text, Format::Yaml, &Limits::default()).unwrap();
+        let back = ValueDocument::from_snapshot(&doc.to_snapshot()).unwrap();
         assert_eq!(back.value(), doc.value());
         assert_eq!(back.format(), Format::Yaml);
         for ptr in ["", "/a", "/b", "/b/1", "/b/1/c", "/b/1/d", "/e", "/missing"] {
@@ -252,15 +252,15 @@ mod tests {
 
     #[test]
     fn damaged_snapshots_are_refused() {
-        let doc = Document::parse_str("a: [1, 2]", Format::Yaml, &Limits::default()).unwrap();
+        let doc = ValueDocument::parse_str("a: [1, 2]", Format::Yaml, &Limits::default()).unwrap();
         let snap = doc.to_snapshot();
         for cut in 0..snap.len() {
-            let _ = Document::from_snapshot(&snap[..cut]);
+            let _ = ValueDocument::from_snapshot(&snap[..cut]);
         }
-        assert!(Document::from_snapshot(b"not a snapshot").is_none());
+        assert!(ValueDocument::from_snapshot(b"not a snapshot").is_none());
         let mut bad_link = snap.clone();
         // The first node's first-child field.
         bad_link[8 + 8 + 16..8 + 8 + 20].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(Document::from_snapshot(&bad_link).is_none());
+        assert!(ValueDocument::from_snapshot(&bad_link).is_none());
     }
 }

@@ -202,6 +202,13 @@ impl SpanTree {
             .map_or(Position::UNKNOWN, |n| n.value)
     }
 
+    /// The key position of node `node` ([`Position::UNKNOWN`] unless it is an object member).
+    pub fn key_of(&self, node: u32) -> Position {
+        self.nodes
+            .get(node as usize)
+            .map_or(Position::UNKNOWN, |n| n.key)
+    }
+
     fn child(&self, node: u32, index: usize) -> Option<u32> {
         let n = self.nodes.get(node as usize)?;
         if index >= n.child_count as usize {
@@ -210,7 +217,7 @@ impl SpanTree {
         self.children.get(n.first_child as usize + index).copied()
     }
 
-    /// Position of the node at `pointer` in `value` (see [`super::Document::position`]).
+    /// Position of the node at `pointer` in `value` (see [`super::ValueDocument::position`]).
     pub fn position(&self, value: &Value, ptr: &str) -> Position {
         self.locate(value, ptr).0
     }
@@ -321,7 +328,7 @@ impl SpanTree {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Document, Format, Limits, Position};
+    use crate::{Format, Limits, Position, ValueDocument as Document};
 
     fn doc(src: &str, format: Format) -> Document {
         Document::parse_str(src, format, &Limits::default()).unwrap()

@@ -8,24 +8,47 @@
 //! `saphyr-parser` keeps an explicit state stack (it does not recurse) and bounds flow
 //! nesting itself, and this loader keeps its own stack of open collections, so deep nesting
 //! costs at most [`Limits::max_depth`] frames.
+//!
+//! Nodes are reported to the sink at byte offsets; load errors keep the line and column
+//! saphyr gives, so that they read the same whatever sink is used.
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span, Tag};
-use serde_json::{Map, Value};
+use serde_json::{Number, Value};
 
-use super::json::{decimal_u64, float_value, integer_value};
-use super::spans::NodeId;
-use super::{Limits, LoadError, LoadErrorKind, Position, SpanTree, SpanTreeBuilder};
+use super::json::{decimal_u64, integer_value};
+use super::sink::{KeySet, Sink, ValueSink};
+use super::tree::lines::{Breaks, LineIndex};
+use super::tree::{Builder, Positions, Tree};
+use super::{Limits, LoadError, LoadErrorKind, Position, SpanTree};
 
 /// Parses YAML under the restricted profile into a value and its span tree.
 pub(super) fn parse(text: &str, limits: &Limits) -> Result<(Value, SpanTree), LoadError> {
+    let mut sink = ValueSink::new(text, Breaks::NewlineOrReturn);
+    parse_into(text, limits, &mut sink)?;
+    sink.finish().ok_or_else(incomplete)
+}
+
+/// Parses YAML under the restricted profile into a compact tree borrowing from `text`.
+pub(super) fn parse_tree<'t>(text: &'t str, limits: &Limits) -> Result<Tree<'t>, LoadError> {
+    // Block YAML is denser than pretty-printed JSON: about one node per sixteen bytes.
+    let mut builder = Builder::new(text, text.len() / 16);
+    parse_into(text, limits, &mut builder)?;
+    Ok(builder.finish(Positions::Offsets(LineIndex::new(Breaks::NewlineOrReturn))))
+}
+
+/// Reads the one document of the YAML stream `text` into `sink`.
+pub(super) fn parse_into<S: Sink>(
+    text: &str,
+    limits: &Limits,
+    sink: &mut S,
+) -> Result<(), LoadError> {
     let mut loader = Loader {
         text,
         limits,
         nodes: 0,
-        spans: SpanTreeBuilder::new(),
-        child_ids: Vec::new(),
+        sink,
         stack: Vec::new(),
-        root: None,
+        complete: false,
         cursor: (0, 0),
     };
     let mut parser = Parser::new_from_str(text);
@@ -62,13 +85,18 @@ pub(super) fn parse(text: &str, limits: &Limits) -> Result<(Value, SpanTree), Lo
     if documents == 0 {
         return Err(LoadError::new(LoadErrorKind::EmptyStream, Position::START));
     }
-    match loader.root {
-        Some((value, id)) if loader.stack.is_empty() => Ok((value, loader.spans.finish(id))),
-        _ => Err(LoadError::new(
-            LoadErrorKind::YamlSyntax("the document is incomplete".to_owned()),
-            Position::START,
-        )),
+    if loader.complete && loader.stack.is_empty() {
+        Ok(())
+    } else {
+        Err(incomplete())
     }
+}
+
+fn incomplete() -> LoadError {
+    LoadError::new(
+        LoadErrorKind::YamlSyntax("the document is incomplete".to_owned()),
+        Position::START,
+    )
 }
 
 /// A saphyr marker (1-based line, 0-based column in characters) as a [`Position`].
@@ -152,112 +180,137 @@ impl CoreTag {
     }
 }
 
+/// Where a node or key starts: the byte offset reported to the sink, and the line and column
+/// its errors are reported at.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    offset: u32,
+    at: Position,
+}
+
 /// An open sequence or mapping.
-enum Frame {
-    Sequence {
-        id: NodeId,
-        items: Vec<Value>,
-        /// Where this collection's children start in `Loader::child_ids`.
-        children: usize,
-    },
+enum Frame<M> {
+    Sequence(M),
     Mapping {
-        id: NodeId,
-        map: Map<String, Value>,
-        /// The key (and its position) whose value comes next; `None` when a key comes next.
-        key: Option<(String, Position)>,
-        children: usize,
+        mark: M,
+        keys: KeySet,
+        /// The position of the key whose value comes next; `None` when a key comes next.
+        key: Option<Position>,
     },
 }
 
-struct Loader<'a> {
+struct Loader<'a, 's, S: Sink> {
     text: &'a str,
     limits: &'a Limits,
     nodes: u64,
-    spans: SpanTreeBuilder,
-    child_ids: Vec<NodeId>,
-    stack: Vec<Frame>,
-    root: Option<(Value, NodeId)>,
-    /// A (character index, byte offset) pair of `text`, moved forward as positions are asked.
+    sink: &'s mut S,
+    stack: Vec<Frame<S::Mark>>,
+    /// Whether the root node is complete.
+    complete: bool,
+    /// A (character index, byte offset) pair of `text`, moved as offsets are asked; saphyr's
+    /// markers count characters, and node starts come almost in order.
     cursor: (usize, usize),
 }
 
-impl Loader<'_> {
-    /// The byte offset of character `index` of the text.
+impl<S: Sink> Loader<'_, '_, S> {
+    /// The byte offset of character `index` of the text (its length past the end).
     fn byte_offset(&mut self, index: usize) -> usize {
-        if index < self.cursor.0 {
-            self.cursor = (0, 0);
-        }
         let (mut chars, mut bytes) = self.cursor;
-        let mut rest = self.text.get(bytes..).unwrap_or("").chars();
-        while chars < index {
-            let Some(c) = rest.next() else { break };
-            chars += 1;
-            bytes += c.len_utf8();
+        if index < chars {
+            let mut back = self.text.get(..bytes).unwrap_or("").chars();
+            while chars > index {
+                let Some(c) = back.next_back() else { break };
+                chars -= 1;
+                bytes -= c.len_utf8();
+            }
+        } else {
+            let mut rest = self.text.get(bytes..).unwrap_or("").chars();
+            while chars < index {
+                let Some(c) = rest.next() else { break };
+                chars += 1;
+                bytes += c.len_utf8();
+            }
         }
         self.cursor = (chars, bytes);
         bytes
     }
 
-    /// The position of a sequence. saphyr starts an indentless sequence (`key:\n- a`, the
-    /// value of a block mapping entry whose `-` sits in the key's column) at its first entry's
-    /// content; it is moved back to that `-`.
-    fn sequence_position(&mut self, mark: Marker) -> Position {
-        let at = position(mark);
-        let key_pos = match self.stack.last() {
-            Some(Frame::Mapping {
-                key: Some((_, key_pos)),
-                ..
-            }) => *key_pos,
-            _ => return at,
-        };
-        let key_column = key_pos.column as usize;
+    fn place(&mut self, mark: Marker) -> Place {
         let offset = self.byte_offset(mark.index());
-        let Some(before) = self.text.get(..offset) else {
-            return at;
-        };
-        if key_column == 0 {
-            return at;
-        }
-        let prefix = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
-        let mut chars = prefix.chars().skip(key_column - 1);
-        if chars.next() == Some('-') && chars.all(|c| c == ' ' || c == '\t') {
-            Position::new(at.line, key_pos.column)
-        } else {
-            at
+        Place {
+            offset: u32::try_from(offset).unwrap_or(u32::MAX),
+            at: position(mark),
         }
     }
 
-    /// The position of a block scalar: saphyr starts it at its first content line, so find
-    /// the `|` or `>` header on the last non-blank line before it.
-    fn block_scalar_position(&mut self, mark: Marker) -> Position {
-        let at = position(mark);
-        let offset = self.byte_offset(mark.index());
+    /// Where a sequence starts. saphyr starts an indentless sequence (`key:\n- a`, the value
+    /// of a block mapping entry whose `-` sits in the key's column) at its first entry's
+    /// content; it is moved back to that `-`.
+    fn sequence_place(&mut self, mark: Marker) -> Place {
+        let place = self.place(mark);
+        let key_column = match self.stack.last() {
+            Some(Frame::Mapping { key: Some(key), .. }) => key.column,
+            _ => return place,
+        };
+        // Only blanks may separate the `-` from the content, on the same line: saphyr's column
+        // bounds the walk to that line.
+        let bytes = self.text.as_bytes();
+        let mut i = place.offset as usize;
+        let mut column = mark.col();
+        while column > 0 && i > 0 {
+            i -= 1;
+            column -= 1;
+            match bytes.get(i) {
+                Some(b' ' | b'\t') => {}
+                Some(b'-') if column + 1 == key_column as usize => {
+                    return Place {
+                        offset: u32::try_from(i).unwrap_or(u32::MAX),
+                        at: Position::new(place.at.line, key_column),
+                    };
+                }
+                _ => break,
+            }
+        }
+        place
+    }
+
+    /// Where a block scalar starts: saphyr starts it at its first content line, so it is moved
+    /// to the `|` or `>` header ending the last non-blank line before that one.
+    fn block_scalar_place(&mut self, mark: Marker) -> Place {
+        let place = self.place(mark);
+        let offset = place.offset as usize;
         if self
             .text
             .get(offset..)
             .is_some_and(|s| s.starts_with(['|', '>']))
         {
             // An empty block scalar starts at its header.
-            return at;
+            return place;
         }
         let mut rest = self.text.get(..offset).unwrap_or("");
         let mut line = mark.line();
-        while let Some(newline) = rest.rfind('\n') {
-            rest = &rest[..newline];
+        while let Some(brk) = rest.rfind(['\n', '\r']) {
+            let crlf =
+                rest.as_bytes()[brk] == b'\n' && brk > 0 && rest.as_bytes()[brk - 1] == b'\r';
+            rest = &rest[..brk - usize::from(crlf)];
             line = line.saturating_sub(1);
-            let text = &rest[rest.rfind('\n').map_or(0, |i| i + 1)..];
+            let start = rest.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+            let text = &rest[start..];
             if text.trim().is_empty() {
                 continue;
             }
-            return match block_header_column(text) {
-                Some(col) if line > 0 => Position::new(
-                    u32::try_from(line).unwrap_or(u32::MAX),
-                    u32::try_from(col).unwrap_or(u32::MAX),
-                ),
-                _ => at,
+            return match block_header(text) {
+                Some(i) if line > 0 => Place {
+                    offset: u32::try_from(start + i).unwrap_or(u32::MAX),
+                    at: Position::new(
+                        u32::try_from(line).unwrap_or(u32::MAX),
+                        u32::try_from(text[..i].chars().count() + 1).unwrap_or(u32::MAX),
+                    ),
+                },
+                _ => place,
             };
         }
-        at
+        place
     }
 
     /// Whether the next node event is a mapping key.
@@ -267,7 +320,7 @@ impl Loader<'_> {
 
     /// Refuses anchors and non-core tags; returns the core tag, if any.
     fn properties(
-        &self,
+        &mut self,
         anchor: usize,
         tag: Option<&Tag>,
         span: Span,
@@ -279,54 +332,41 @@ impl Loader<'_> {
             None => Ok(None),
             Some(tag) => match CoreTag::of(tag) {
                 Some(core) => Ok(Some(core)),
-                None => Err(LoadError::new(
-                    LoadErrorKind::Tag(written_tag(self.text, span, tag)),
-                    position(span.start),
-                )),
+                None => {
+                    let offset = self.byte_offset(span.start.index());
+                    Err(LoadError::new(
+                        LoadErrorKind::Tag(written_tag(self.text, offset, tag)),
+                        position(span.start),
+                    ))
+                }
             },
         }
     }
 
-    /// Checks the limits for a new value node and records its span.
-    fn begin_value(&mut self, at: Position) -> Result<NodeId, LoadError> {
-        let key_pos = match self.stack.last() {
-            Some(Frame::Mapping {
-                key: Some((_, key_pos)),
-                ..
-            }) => *key_pos,
-            Some(Frame::Sequence { items, .. }) => {
-                if items.len() as u64 >= self.limits.max_collection_len {
-                    return Err(limit_error(
-                        "max-collection-len",
-                        self.limits.max_collection_len,
-                        at,
-                    ));
-                }
-                Position::UNKNOWN
+    /// Checks the limits for a new value node.
+    fn begin_value(&mut self, at: Position) -> Result<(), LoadError> {
+        if let Some(Frame::Sequence(mark)) = self.stack.last() {
+            if self.sink.entries(*mark) as u64 >= self.limits.max_collection_len {
+                return Err(limit_error(
+                    "max-collection-len",
+                    self.limits.max_collection_len,
+                    at,
+                ));
             }
-            _ => Position::UNKNOWN,
-        };
+        }
         self.nodes += 1;
         if self.nodes > self.limits.max_nodes {
             return Err(limit_error("max-nodes", self.limits.max_nodes, at));
         }
-        Ok(self.spans.node(at, key_pos))
+        Ok(())
     }
 
-    /// Adds a completed value to the innermost open collection (or makes it the root).
-    fn attach(&mut self, value: Value, id: NodeId) {
+    /// A value is complete: its mapping expects a key next, or the document is done.
+    fn completed(&mut self) {
         match self.stack.last_mut() {
-            None => self.root = Some((value, id)),
-            Some(Frame::Sequence { items, .. }) => {
-                self.child_ids.push(id);
-                items.push(value);
-            }
-            Some(Frame::Mapping { map, key, .. }) => {
-                if let Some((k, _)) = key.take() {
-                    self.child_ids.push(id);
-                    map.insert(k, value);
-                }
-            }
+            None => self.complete = true,
+            Some(Frame::Mapping { key, .. }) => *key = None,
+            Some(Frame::Sequence(_)) => {}
         }
     }
 
@@ -339,11 +379,12 @@ impl Loader<'_> {
         span: Span,
     ) -> Result<(), LoadError> {
         let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
-        let at = if block && anchor == 0 && tag.is_none() {
-            self.block_scalar_position(span.start)
+        let place = if block && anchor == 0 && tag.is_none() {
+            self.block_scalar_place(span.start)
         } else {
-            position(span.start)
+            self.place(span.start)
         };
+        let at = place.at;
         let core = self.properties(anchor, tag, span)?;
         if value.len() as u64 > self.limits.max_scalar_bytes {
             return Err(limit_error(
@@ -352,25 +393,45 @@ impl Loader<'_> {
                 at,
             ));
         }
+        // A tagged scalar starts at its tag, not at its text.
+        let value = match tag {
+            None => as_written(self.text, value, style, place.offset as usize),
+            Some(_) => value,
+        };
         if self.expects_key() {
-            let Value::String(key) = resolve(value, style, core, at)? else {
+            let Scalar::Str(key) = resolve(value, style, core, at)? else {
                 return Err(LoadError::new(LoadErrorKind::NonStringKey, at));
             };
             let max_len = self.limits.max_collection_len;
-            if let Some(Frame::Mapping { map, key: slot, .. }) = self.stack.last_mut() {
-                if map.contains_key(&key) {
-                    return Err(LoadError::new(LoadErrorKind::DuplicateKey(key), at));
+            if let Some(Frame::Mapping {
+                mark,
+                keys,
+                key: slot,
+            }) = self.stack.last_mut()
+            {
+                if keys.repeats(&*self.sink, *mark, key) {
+                    return Err(LoadError::new(
+                        LoadErrorKind::DuplicateKey(key.to_owned()),
+                        at,
+                    ));
                 }
-                if map.len() as u64 >= max_len {
+                if self.sink.entries(*mark) as u64 >= max_len {
                     return Err(limit_error("max-collection-len", max_len, at));
                 }
-                *slot = Some((key, at));
+                self.sink.key(key, place.offset);
+                *slot = Some(at);
             }
             return Ok(());
         }
-        let id = self.begin_value(at)?;
-        let value = resolve(value, style, core, at)?;
-        self.attach(value, id);
+        self.begin_value(at)?;
+        let pos = place.offset;
+        match resolve(value, style, core, at)? {
+            Scalar::Null => self.sink.null(pos),
+            Scalar::Bool(b) => self.sink.bool(b, pos),
+            Scalar::Number(n) => self.sink.number(n, pos),
+            Scalar::Str(s) => self.sink.string(s, pos),
+        }
+        self.completed();
         Ok(())
     }
 
@@ -381,11 +442,12 @@ impl Loader<'_> {
         tag: Option<&Tag>,
         span: Span,
     ) -> Result<(), LoadError> {
-        let at = if kind == Kind::Sequence && anchor == 0 && tag.is_none() {
-            self.sequence_position(span.start)
+        let place = if kind == Kind::Sequence && anchor == 0 && tag.is_none() {
+            self.sequence_place(span.start)
         } else {
-            position(span.start)
+            self.place(span.start)
         };
+        let at = place.at;
         let core = self.properties(anchor, tag, span)?;
         let expected = match kind {
             Kind::Sequence => CoreTag::Seq,
@@ -411,59 +473,60 @@ impl Loader<'_> {
         if self.stack.len() as u64 >= u64::from(max_depth) {
             return Err(limit_error("max-depth", u64::from(max_depth), at));
         }
-        let id = self.begin_value(at)?;
-        let children = self.child_ids.len();
-        self.stack.push(match kind {
-            Kind::Sequence => Frame::Sequence {
-                id,
-                items: Vec::new(),
-                children,
-            },
+        self.begin_value(at)?;
+        let frame = match kind {
+            Kind::Sequence => Frame::Sequence(self.sink.open(place.offset, false)),
             Kind::Mapping => Frame::Mapping {
-                id,
-                map: Map::new(),
+                mark: self.sink.open(place.offset, true),
+                keys: KeySet::default(),
                 key: None,
-                children,
             },
-        });
+        };
+        self.stack.push(frame);
         Ok(())
     }
 
     fn end(&mut self, span: Span) -> Result<(), LoadError> {
-        let (id, children, value) = match self.stack.pop() {
-            Some(Frame::Sequence {
-                id,
-                items,
-                children,
-            }) => (id, children, super::exact_array(items)),
-            Some(Frame::Mapping {
-                id, map, children, ..
-            }) => (id, children, super::exact_object(map)),
+        match self.stack.pop() {
+            Some(Frame::Sequence(mark)) => self.sink.close_array(mark),
+            Some(Frame::Mapping { mark, .. }) => self.sink.close_object(mark),
             None => {
                 return Err(LoadError::new(
                     LoadErrorKind::YamlSyntax("unexpected end of collection".to_owned()),
                     position(span.start),
                 ));
             }
-        };
-        self.spans
-            .set_children(id, self.child_ids.get(children..).unwrap_or(&[]));
-        self.child_ids.truncate(children);
-        self.attach(value, id);
+        }
+        self.completed();
         Ok(())
     }
 }
 
-/// The 1-based column of the `|` or `>` of a block scalar header ending `line` (before an
+/// `value` as the slice of `text` where its scalar, starting at byte `offset`, is written, when
+/// it is written there as it reads: saphyr hands out every scalar as an owned copy, and a
+/// slice of the text lets a sink keep it by reference.
+fn as_written<'x>(text: &'x str, value: &'x str, style: ScalarStyle, offset: usize) -> &'x str {
+    let start = match style {
+        ScalarStyle::Plain => offset,
+        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => offset + 1,
+        ScalarStyle::Literal | ScalarStyle::Folded => return value,
+    };
+    match text.get(start..start + value.len()) {
+        Some(written) if written == value => written,
+        _ => value,
+    }
+}
+
+/// The byte index in `line` of the `|` or `>` of a block scalar header ending it (before an
 /// optional comment), if there is one.
-fn block_header_column(line: &str) -> Option<usize> {
+fn block_header(line: &str) -> Option<usize> {
     let header_end = |code: &str| {
         let code = code.trim_end();
         let header = code.trim_end_matches(['-', '+', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
-        header.ends_with(['|', '>']).then(|| header.chars().count())
+        header.ends_with(['|', '>']).then(|| header.len() - 1)
     };
-    if let Some(col) = header_end(line) {
-        return Some(col);
+    if let Some(i) = header_end(line) {
+        return Some(i);
     }
     // A comment follows the header: try each ` #` from the left.
     line.char_indices()
@@ -471,16 +534,10 @@ fn block_header_column(line: &str) -> Option<usize> {
         .find_map(|(i, _)| header_end(&line[..i]))
 }
 
-/// The tag as written in the source, read from where the node starts (its tag comes first,
-/// since anchors are refused before tags are looked at).
-fn written_tag(text: &str, span: Span, tag: &Tag) -> String {
-    let index = span.start.index();
-    let offset = text
-        .char_indices()
-        .map(|(b, _)| b)
-        .chain(std::iter::once(text.len()))
-        .nth(index);
-    let from_source = offset.and_then(|b| text.get(b..)).and_then(|rest| {
+/// The tag as written in the source, read from byte `offset` where the node starts (its tag
+/// comes first, since anchors are refused before tags are looked at).
+fn written_tag(text: &str, offset: usize, tag: &Tag) -> String {
+    let from_source = text.get(offset..).and_then(|rest| {
         if rest.starts_with("!<") {
             rest.find('>').and_then(|end| rest.get(..=end))
         } else if rest.starts_with('!') {
@@ -501,13 +558,22 @@ fn written_tag(text: &str, span: Span, tag: &Tag) -> String {
     }
 }
 
+/// A resolved scalar; a string borrows from the scalar's text.
+#[derive(Debug, Clone, PartialEq)]
+enum Scalar<'v> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    Str(&'v str),
+}
+
 /// Resolves a scalar under the core schema, applying its core tag if it has one.
 fn resolve(
     value: &str,
     style: ScalarStyle,
     tag: Option<CoreTag>,
     at: Position,
-) -> Result<Value, LoadError> {
+) -> Result<Scalar<'_>, LoadError> {
     let non_finite = || LoadError::new(LoadErrorKind::NonFiniteNumber(value.to_owned()), at);
     let invalid = |tag: CoreTag| {
         LoadError::new(
@@ -519,14 +585,14 @@ fn resolve(
         None if style == ScalarStyle::Plain => {
             resolve_plain(value).map_err(|NonFinite| non_finite())
         }
-        None | Some(CoreTag::Str) => Ok(Value::String(value.to_owned())),
-        Some(CoreTag::Null) if is_null(value) => Ok(Value::Null),
+        None | Some(CoreTag::Str) => Ok(Scalar::Str(value)),
+        Some(CoreTag::Null) if is_null(value) => Ok(Scalar::Null),
         Some(CoreTag::Bool) => match bool_of(value) {
-            Some(b) => Ok(Value::Bool(b)),
+            Some(b) => Ok(Scalar::Bool(b)),
             None => Err(invalid(CoreTag::Bool)),
         },
         Some(CoreTag::Int) => match int_of(value) {
-            Some(Ok(v)) => Ok(v),
+            Some(Ok(n)) => Ok(Scalar::Number(n)),
             Some(Err(NonFinite)) => Err(non_finite()),
             None => Err(invalid(CoreTag::Int)),
         },
@@ -534,7 +600,9 @@ fn resolve(
             if is_non_finite(value) {
                 Err(non_finite())
             } else if is_core_float(value) {
-                float_of(value).map_err(|NonFinite| non_finite())
+                float_of(value)
+                    .map(Scalar::Number)
+                    .map_err(|NonFinite| non_finite())
             } else {
                 Err(invalid(CoreTag::Float))
             }
@@ -560,23 +628,23 @@ fn resolve(
 struct NonFinite;
 
 /// Resolves a plain scalar with the YAML 1.2 core schema.
-fn resolve_plain(s: &str) -> Result<Value, NonFinite> {
+fn resolve_plain(s: &str) -> Result<Scalar<'_>, NonFinite> {
     if is_null(s) {
-        return Ok(Value::Null);
+        return Ok(Scalar::Null);
     }
     if let Some(b) = bool_of(s) {
-        return Ok(Value::Bool(b));
+        return Ok(Scalar::Bool(b));
     }
     if is_non_finite(s) {
         return Err(NonFinite);
     }
     if let Some(int) = int_of(s) {
-        return int;
+        return int.map(Scalar::Number);
     }
     if is_core_float(s) {
-        return float_of(s);
+        return float_of(s).map(Scalar::Number);
     }
-    Ok(Value::String(s.to_owned()))
+    Ok(Scalar::Str(s))
 }
 
 fn is_null(s: &str) -> bool {
@@ -599,7 +667,7 @@ fn is_non_finite(s: &str) -> bool {
 
 /// Core-schema integers: `[-+]?[0-9]+`, `0o[0-7]+`, `0x[0-9a-fA-F]+`. Integers beyond the
 /// 64-bit range become floats; `None` if `s` is not an integer.
-fn int_of(s: &str) -> Option<Result<Value, NonFinite>> {
+fn int_of(s: &str) -> Option<Result<Number, NonFinite>> {
     for (prefix, radix) in [("0o", 8), ("0x", 16)] {
         if let Some(digits) = s.strip_prefix(prefix) {
             if !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix)) {
@@ -617,20 +685,23 @@ fn int_of(s: &str) -> Option<Result<Value, NonFinite>> {
         return None;
     }
     Some(match decimal_u64(digits.as_bytes()) {
-        Some(magnitude) => Ok(integer_value(negative, magnitude)),
+        Some(magnitude) => match integer_value(negative, magnitude) {
+            Value::Number(n) => Ok(n),
+            _ => Err(NonFinite),
+        },
         None => float_of(s),
     })
 }
 
-fn radix_value(digits: &str, radix: u32) -> Result<Value, NonFinite> {
+fn radix_value(digits: &str, radix: u32) -> Result<Number, NonFinite> {
     if let Ok(n) = u64::from_str_radix(digits, radix) {
-        return Ok(Value::from(n));
+        return Ok(Number::from(n));
     }
     let f = digits
         .chars()
         .filter_map(|c| c.to_digit(radix))
         .fold(0f64, |acc, d| acc * f64::from(radix) + f64::from(d));
-    float_value(f).ok_or(NonFinite)
+    Number::from_f64(f).ok_or(NonFinite)
 }
 
 /// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
@@ -674,13 +745,25 @@ fn is_core_float(s: &str) -> bool {
 }
 
 /// A core-schema float (already checked with [`is_core_float`]) as a finite number.
-fn float_of(s: &str) -> Result<Value, NonFinite> {
-    s.parse::<f64>().ok().and_then(float_value).ok_or(NonFinite)
+fn float_of(s: &str) -> Result<Number, NonFinite> {
+    s.parse::<f64>()
+        .ok()
+        .and_then(Number::from_f64)
+        .ok_or(NonFinite)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn value_of(scalar: Scalar<'_>) -> Value {
+        match scalar {
+            Scalar::Null => Value::Null,
+            Scalar::Bool(b) => Value::Bool(b),
+            Scalar::Number(n) => Value::Number(n),
+            Scalar::Str(s) => Value::from(s),
+        }
+    }
 
     #[test]
     fn core_schema_resolution() {
@@ -709,11 +792,308 @@ mod tests {
             ("18446744073709551616", Value::from(18446744073709551616f64)),
         ];
         for (text, expected) in cases {
-            assert_eq!(resolve_plain(text).unwrap(), *expected, "{text:?}");
+            assert_eq!(
+                value_of(resolve_plain(text).unwrap()),
+                *expected,
+                "{text:?}"
+            );
         }
         for text in [".inf", "-.Inf", "+.INF", ".nan", ".NaN", "1e400"] {
             assert!(resolve_plain(text).is_err(), "{text:?}");
         }
-        assert_eq!(resolve_plain("-.nan").unwrap(), Value::from("-.nan"));
+        assert_eq!(resolve_plain("-.nan").unwrap(), Scalar::Str("-.nan"));
+    }
+}
+
+#[cfg(test)]
+mod agreement_tests {
+    //! The tree and the value with its span tree are two sinks of one loader: they must hold
+    //! the same values at the same positions, and fail with the same errors.
+
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::tree::{Kind as NodeKind, ValueRef};
+
+    /// Documents whose positions are easy to get wrong: line breaks other than `\n`, tabs,
+    /// multi-byte characters before nodes, indentless sequences, block scalar headers.
+    const TRICKY: &[&str] = &[
+        "a: 1\r\nb:\r\n- x\r\n- y\r\nc: |\r\n  text\r\n  more\r\nd: >- # folded\r\n  folded\r\ne: end\r\n",
+        "a: 1\rb: [1, 2]\rc: 'q'\rd: {e: f}\r",
+        "a: 1\rb:\r  - x\r  - y\rc: |\r  text\r",
+        "a: 1\rb:\r- x\r- y\r",
+        "a: |\n\r\r  x\nb: 2\n",
+        "a:\t1\nb: {x:\t2,\ty: [\t3]}\nc:\n\t\nd: \"\t\"\n",
+        "\u{e9}: \u{fc}\n\u{540d}\u{524d}: \u{5024}\nlist:\n- \u{65e5}\u{672c}\n- \"\u{df}\"\n\u{1f600}k: {\u{1f600}: \u{1f600}}\n",
+        "\u{e9}\u{e9}:\n  k\u{e9}:\n  - 1\n  - \u{e9}\n",
+        "a:\n- b:\n  - 1\n  - 2\n- c\nd:\n  - x\ne:\n- - f\n  - g\n",
+        "x:\n  k:\n  - a\n  - b\n  l:\n  -\n  - c\n",
+        "k:\n- a: 1\n  b: 2\n- {c: 3}\n- [d]\n",
+        "k:\n-   spaced\n-\n- last",
+        "a: | # comment\n  x\nb: >+2 # c # d\n    y\nc: |-\n\n  z\nd: |\n\ne: >\n",
+        "a: |\n\n\n  x\nb: |2\n   x\nc: >+\n  x\n\nd: >-\n  # not a comment\n",
+        "'k # x': |\n  v\n\"k: |\": >\n  w\n",
+        "- |\n  a\n- >\n  b\n- |-\n  c\n-\n  |\n  d\n",
+        "a: |\r\n  x\r\n\r\n  y\r\nb: > # c\r\n  z\r\n",
+        "{a: [1, {b: c}], 'q k': \"v\", ? e : f, g: , h}\n",
+        "[1, [2, [3]], {a: b}, 'x', \"y\", ]\n",
+        "'a b': 1\n\"c\\td\": 2\n\"\u{e9}\\u00e9\": 3\n'it''s': 4\n",
+        "a:\nb: \nc: []\nd: {}\ne: ''\nf:",
+        "a:\nb:\n",
+        "a:",
+        "- a\n-",
+        "hello",
+        "|\n  x\n",
+        ">-\n  folded\n  text\n",
+        "- a\n- b",
+        "--- \nfoo: bar\n...\n",
+        "# comment\n\n---\n# another\nfoo: # trailing\n  bar\n",
+        "a: !!str 1\nb: !!int '2'\nc: !!seq\n- x\nd: !!map {e: 1}\nf: !!float 1\n",
+        "- !!str |\n  x\n- !<tag:yaml.org,2002:str> y\n",
+        "? a\n: b\n? c\n",
+        "a: 0x1F\nb: 1e3\nc: -0\nd: 0o17\ne: +12\nf: .5\ng: 18446744073709551616\nh: ~\ni: True\n",
+        "a: multi\n  line\n  plain\nb: 'single\n\n  quoted'\nc: \"double\\\n  escaped\"\n",
+        "- - a\n  - b\n- c\n- - - d\n",
+        "k:\n-\ta\n",
+        "a: {b: {c: {d: [[[]]]}}}\n",
+        "<<: {a: 1}\nb: 2\n",
+        "\t\na: 1\n",
+        "a: 1 # \u{e9}\u{e9}\u{e9}\nb: 2\n",
+        "a: b: c\n",
+        "a: 1\na: 2\n",
+        "a: &x 1\n",
+        "a: *x\n",
+        "a: !foo 1\n",
+        "[a]: 1\n",
+        "a: .inf\n",
+        "--- a\n--- b\n",
+        "",
+        "# only a comment\n",
+        "a: [1, 2\n",
+        "k:\r\n- a\r\n- b\r\n",
+        "k: \u{e9}\rl:\r- \u{e9}\r- |\r  x\r",
+        "? c",
+        "a: |",
+        "a: >-",
+        "- ",
+        "k:\n-",
+        "a:\n  b:",
+        "?",
+        "-",
+        "a: !!str",
+        "a: !!null",
+        "a: !!str\nb: 1",
+        "a: !!str |\n  x",
+        "!!map\na: 1\n",
+        "- !!seq\n- a\n",
+        "? a\n: ",
+        "a:\n  - b\n  -",
+        "- a\n- - b\n  -",
+        "a: 1\n? b",
+        "k:\n- a\n  # c\n- b\n",
+        "a: |\n  x\n\n",
+        "a: >\n\n  x",
+        "- [a,\n  b]\n- {c: d,\n   e: f}\n",
+        "a:   \t  b\n",
+        "a: !!int 0x\n",
+        "a: !!bool yes\n",
+        "? - a\n: b\n",
+        "? {a: b}\n: c\n",
+        "a: !!seq |\n  x\n",
+        "\u{e9}: !bad 1\n",
+        "a:\n  \u{e9}: [!local x]\n",
+        "- !<tag:yaml.org,2002:int> 12\n- !!str\n",
+        "a: 'x'\nb: '\u{e9}\u{e9}\nc'\nd: \"\\u00e9\"\n",
+        "a: \"\u{e9}\"\n\u{e9}\u{e9}: \"x\\ny\"\n",
+        "\u{feff}a: [1]\n",
+    ];
+
+    /// Crosses many line-index checkpoints, with every kind of line break and multi-byte
+    /// characters before nodes.
+    fn big_doc() -> String {
+        let mut s = String::new();
+        for i in 0..1500 {
+            let brk = ["\n", "\r\n", "\r"][i % 3];
+            s.push_str(&format!(
+                "k\u{e9}{i}:{brk}- \u{1f600}{i}{brk}- |{brk}  t\u{e9}xt {i}{brk}- [a, {{b: \u{e9}}}]{brk}"
+            ));
+        }
+        s
+    }
+
+    fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                yaml_files(&path, out);
+            } else if path.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                out.push(path);
+            }
+        }
+    }
+
+    fn corpus_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/mcpdesc-0.8.0")
+    }
+
+    fn documents() -> Vec<(String, String)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        yaml_files(&root.join("spec-fixtures"), &mut files);
+        yaml_files(&corpus_dir(), &mut files);
+        files.sort();
+        let mut docs: Vec<(String, String)> = files
+            .iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(p).expect("readable fixture");
+                (p.display().to_string(), text)
+            })
+            .collect();
+        for (i, doc) in TRICKY.iter().enumerate() {
+            docs.push((format!("tricky document {i}"), (*doc).to_owned()));
+        }
+        docs.push(("large document".to_owned(), big_doc()));
+        docs
+    }
+
+    /// Compares the positions of `ours` and `reference` node by node; returns the number of
+    /// nodes compared.
+    fn same_positions(name: &str, ours: ValueRef<'_>, reference: ValueRef<'_>, at: &str) -> usize {
+        assert_eq!(
+            ours.position(),
+            reference.position(),
+            "{name}: position of {at:?}"
+        );
+        match (ours.kind(), reference.kind()) {
+            (NodeKind::Array(a), NodeKind::Array(b)) => {
+                assert_eq!(a.len(), b.len(), "{name}: length of {at:?}");
+                let mut nodes = 1;
+                for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+                    nodes += same_positions(name, x, y, &format!("{at}/{i}"));
+                }
+                nodes
+            }
+            (NodeKind::Object(a), NodeKind::Object(b)) => {
+                assert_eq!(a.len(), b.len(), "{name}: size of {at:?}");
+                let mut nodes = 1;
+                for i in 0..a.len() {
+                    let (Some((k, x, kx)), Some((l, y, ky))) = (a.member(i), b.member(i)) else {
+                        panic!("{name}: member {i} of {at:?}");
+                    };
+                    assert_eq!(k, l, "{name}: key {i} of {at:?}");
+                    assert_eq!(kx, ky, "{name}: position of key {k:?} of {at:?}");
+                    nodes += same_positions(name, x, y, &format!("{at}/{k}"));
+                }
+                nodes
+            }
+            (NodeKind::Array(_) | NodeKind::Object(_), _)
+            | (_, NodeKind::Array(_) | NodeKind::Object(_)) => {
+                panic!("{name}: kinds of {at:?} differ")
+            }
+            _ => 1,
+        }
+    }
+
+    /// Compares both sinks on `text`; returns the number of nodes compared.
+    fn compare(name: &str, text: &str) -> usize {
+        let limits = Limits::default();
+        match (parse_tree(text, &limits), parse(text, &limits)) {
+            (Ok(tree), Ok((value, spans))) => {
+                assert_eq!(tree.root().to_value(), value, "{name}: values differ");
+                let reference = Tree::from_value_and_spans(&value, &spans);
+                same_positions(name, tree.root(), reference.root(), "")
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "{name}: errors differ");
+                0
+            }
+            (a, b) => panic!("{name}: {:?} / {:?}", a.err(), b.err()),
+        }
+    }
+
+    #[test]
+    fn tree_and_spans_agree() {
+        let docs = documents();
+        let nodes: usize = docs.iter().map(|(name, text)| compare(name, text)).sum();
+        assert!(nodes > 1000, "{nodes} nodes compared");
+    }
+
+    #[test]
+    fn invalid_documents_fail_alike() {
+        let mut files = Vec::new();
+        yaml_files(
+            &corpus_dir().join("serialization-fixtures/expected-invalid"),
+            &mut files,
+        );
+        for path in files {
+            let text = std::fs::read_to_string(&path).expect("readable fixture");
+            let limits = Limits::default();
+            let from_tree = parse_tree(&text, &limits).expect_err("an invalid document");
+            let from_value = parse(&text, &limits).expect_err("an invalid document");
+            assert_eq!(from_tree, from_value, "{}", path.display());
+        }
+    }
+
+    /// Every node of a document starts at the same line and column whatever its line breaks.
+    #[test]
+    fn line_breaks_do_not_move_nodes() {
+        let limits = Limits::default();
+        for (i, doc) in TRICKY.iter().filter(|d| !d.contains('\r')).enumerate() {
+            let Ok(expected) = parse_tree(doc, &limits) else {
+                continue;
+            };
+            let expected = Tree::from_value_and_spans(
+                &expected.root().to_value(),
+                &parse(doc, &limits).expect("loads").1,
+            );
+            for brk in ["\r\n", "\r"] {
+                let text = doc.replace('\n', brk);
+                let tree = parse_tree(&text, &limits).expect("loads with other line breaks");
+                same_positions(
+                    &format!("document {i} with {brk:?}"),
+                    tree.root(),
+                    expected.root(),
+                    "",
+                );
+            }
+        }
+    }
+
+    /// saphyr copies every scalar; those written as they read are kept by reference anyway.
+    #[test]
+    fn strings_written_as_they_read_are_borrowed() {
+        let limits = Limits::default();
+        let text = "a: plain\n'b': 'single'\n\"\u{e9}\": \"double\"\nd: [x, {e: y}]\n";
+        let tree = parse_tree(text, &limits).expect("loads");
+        assert!(tree.decoded.is_empty(), "{:?}", tree.decoded);
+        let text = "a: 'it''s'\nb: \"tab\\t\"\nc: |\n  block\nd: two\n  lines\n";
+        let tree = parse_tree(text, &limits).expect("loads");
+        let expected =
+            serde_json::json!({"a": "it's", "b": "tab\t", "c": "block\n", "d": "two lines"});
+        assert_eq!(tree.root().to_value(), expected);
+    }
+
+    /// Indentless sequences start at their `-` and block scalars at their header, whatever the
+    /// line breaks.
+    #[test]
+    fn moved_starts() {
+        let limits = Limits::default();
+        let cases: &[(&str, &str, (u32, u32))] = &[
+            ("k:\n- a\n", "/k", (2, 1)),
+            ("k:\r- a\r", "/k", (2, 1)),
+            ("x:\n  \u{e9}:\n  -\ta\n", "/x/\u{e9}", (3, 3)),
+            ("a: | # c\n  x\n", "/a", (1, 4)),
+            ("a: |\r\r  x\r", "/a", (1, 4)),
+            ("\u{e9}\u{e9}: >-\r\n\r\n  x\r\n", "/\u{e9}\u{e9}", (1, 5)),
+            ("a: |\n", "/a", (1, 4)),
+        ];
+        for &(text, pointer, (line, column)) in cases {
+            let tree = parse_tree(text, &limits).expect("loads");
+            let node = tree.root().pointer(pointer).expect("node");
+            assert_eq!(node.position(), Position::new(line, column), "{text:?}");
+        }
     }
 }

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::str::FromStr;
 
-use mcpdesc_core::document::read_bounded;
+use mcpdesc_core::document::{read_bounded, ValueDocument};
 use mcpdesc_core::{Document, Engine, Format, Report};
 
 use crate::error::Error;
@@ -163,8 +163,10 @@ impl<'a> Input<'a> {
                 (engine.validate_str(json, Format::Capture), Format::Capture)
             }
             Source::Value(json) => {
-                let report = match Document::parse_str(json, Format::Json, engine.limits()) {
-                    Ok(doc) => engine.validate_document(&Document::from_value(doc.into_value())),
+                let report = match ValueDocument::parse_str(json, Format::Json, engine.limits()) {
+                    // Rebuilt without positions, so that findings are ordered as for any
+                    // decoded value rather than by the places of a text the caller never saw.
+                    Ok(doc) => engine.validate_document(&Document::from_value(doc.value())),
                     // Limits hold for a decoded value as for text.
                     Err(_) => engine.validate_str(json, Format::Json),
                 };

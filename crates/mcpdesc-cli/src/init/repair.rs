@@ -5,7 +5,7 @@
 //! build gives them a declaration of their own.
 
 use mcpdesc_core::rules::file::FixKind;
-use mcpdesc_core::{Diagnostic, Engine};
+use mcpdesc_core::{Diagnostic, Document, Engine};
 use serde_json::Value;
 
 use super::build::{build, Declaration, Shape, Source};
@@ -20,8 +20,9 @@ const MAX_ROUNDS: usize = 16;
 pub fn settle(engine: &Engine, shape: &Shape, observed: &mut Observed) -> Value {
     for _ in 0..MAX_ROUNDS {
         let (doc, decls) = build(shape, observed);
-        let report = engine.validate_value(&doc);
-        let cat = engine.catalogue_for(&doc);
+        let compact = Document::from_value(&doc);
+        let report = engine.validate_document(&compact);
+        let cat = engine.catalogue_for(compact.root());
         let mut changed = false;
         for d in &report.diagnostics {
             let narrows = cat

@@ -85,8 +85,7 @@ mod tests {
         let text = to_yaml(value).unwrap();
         Document::parse_str(&text, Format::Yaml, &Limits::default())
             .unwrap_or_else(|e| panic!("{e}:\n{text}"))
-            .value()
-            .clone()
+            .to_value()
     }
 
     #[test]

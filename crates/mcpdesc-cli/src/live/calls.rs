@@ -29,7 +29,7 @@ pub fn planner<'a>(
     live: &'a LiveDef,
     root: &'a Value,
 ) -> impl Fn(&str) -> Vec<PlannedCall> + 'a {
-    let scopes = cat.scopes(root);
+    let scopes = cat.scopes(mcpdesc_core::Document::from_value(root).root());
     move |version| match cat.versions.parse(version) {
         Some(v) => plan(live, root, |ptr| scopes.scope_of(ptr).contains(v)),
         None => Vec::new(),

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use mcpdesc_core::document::pointer;
+use mcpdesc_core::document::{pointer, ValueRef};
 use mcpdesc_core::eval::scope::ScopeMap;
 use mcpdesc_core::rules::file::{LiveDef, LiveListDef};
 use mcpdesc_core::versions::{Version, VersionSet};
@@ -25,7 +25,7 @@ const EXCERPT_CHARS: usize = 200;
 /// The description as both the comparison and its reader need it.
 pub struct Description<'a> {
     /// As written: scopes and positions.
-    pub doc: &'a Document,
+    pub doc: &'a Document<'a>,
     /// With component references replaced by their targets
     /// ([`Catalogue::resolve_references`]): what is compared.
     pub resolved: &'a Value,
@@ -39,7 +39,7 @@ pub fn compare(
     desc: &Description<'_>,
     reports: &[ServerReport],
 ) -> Vec<Diagnostic> {
-    let scopes = cat.scopes(desc.doc.value());
+    let scopes = cat.scopes(desc.doc.root());
     let mut found = Findings::default();
     for report in reports {
         let Some(version) = cat.versions.parse(&report.requested) else {
@@ -79,7 +79,7 @@ impl Findings {
         set.insert(v);
     }
 
-    fn into_diagnostics(self, cat: &Catalogue, doc: &Document) -> Vec<Diagnostic> {
+    fn into_diagnostics(self, cat: &Catalogue, doc: &Document<'_>) -> Vec<Diagnostic> {
         let mut out: Vec<Diagnostic> = self
             .order
             .into_iter()
@@ -163,9 +163,9 @@ impl<'a> AtVersion<'a> {
         match self
             .desc
             .doc
-            .value()
+            .root()
             .get(member)
-            .and_then(Value::as_array)
+            .and_then(ValueRef::as_array)
             .and_then(|items| items.iter().position(|v| v.as_str() == Some(version)))
         {
             Some(i) => format!("{list}/{i}"),

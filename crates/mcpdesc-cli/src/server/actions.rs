@@ -124,15 +124,15 @@ impl Action {
 }
 
 /// The edit that adds an entry silencing `d` to the document's suppressions.
-pub fn suppression(doc: &Document, text: &Text, d: &Diagnostic) -> Option<Edit> {
+pub fn suppression(doc: &Document<'_>, text: &Text, d: &Diagnostic) -> Option<Edit> {
     let entry = json!({
         "rule": d.rule,
         "pointer": d.pointer,
         "reason": REASON_PLACEHOLDER,
     });
     let key = pointer::push("", SUPPRESS_KEY);
-    match doc.value().get(SUPPRESS_KEY) {
-        Some(Value::Array(_)) => edits::insert_element(text, doc, &key, &entry),
+    match doc.root().get(SUPPRESS_KEY) {
+        Some(list) if list.is_array() => edits::insert_element(text, doc, &key, &entry),
         // A malformed member is reported by its own rule; it is not ours to rewrite.
         Some(_) => None,
         None => edits::insert_member(text, doc, "", SUPPRESS_KEY, &Value::Array(vec![entry])),
@@ -140,7 +140,7 @@ pub fn suppression(doc: &Document, text: &Text, d: &Diagnostic) -> Option<Edit> 
 }
 
 /// The rule's declared fix for `d`, when one applies.
-fn fix(cat: &Catalogue, doc: &Document, text: &Text, d: &Diagnostic) -> Option<Action> {
+fn fix(cat: &Catalogue, doc: &Document<'_>, text: &Text, d: &Diagnostic) -> Option<Action> {
     let rule = cat.rule(&d.rule)?;
     match rule.def.fix.as_ref()?.kind {
         FixKind::NarrowScope => narrow_scope(cat, doc, text, d),
@@ -149,9 +149,14 @@ fn fix(cat: &Catalogue, doc: &Document, text: &Text, d: &Diagnostic) -> Option<A
 
 /// Narrows the nearest declaration enclosing the finding to the versions of its scope the
 /// finding does not concern.
-fn narrow_scope(cat: &Catalogue, doc: &Document, text: &Text, d: &Diagnostic) -> Option<Action> {
+fn narrow_scope(
+    cat: &Catalogue,
+    doc: &Document<'_>,
+    text: &Text,
+    d: &Diagnostic,
+) -> Option<Action> {
     let member = cat.def.scope.member.as_str();
-    let scopes = cat.scopes(doc.value());
+    let scopes = cat.scopes(doc.root());
     let concerned: VersionSet = d
         .versions
         .iter()
@@ -175,7 +180,7 @@ fn narrow_scope(cat: &Catalogue, doc: &Document, text: &Text, d: &Diagnostic) ->
     let names = cat.versions.names(narrowed);
     let list = Value::Array(names.iter().map(|n| Value::from(n.as_str())).collect());
     let list_ptr = pointer::push(decl, member);
-    let own = doc.value().pointer(&list_ptr).is_some();
+    let own = doc.root().pointer(&list_ptr).is_some();
     let edit = if own {
         edits::replace_value(text, doc, &list_ptr, &list)?
     } else {

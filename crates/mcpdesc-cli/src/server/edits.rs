@@ -106,7 +106,7 @@ fn opens_flow(text: &Text, at: usize) -> bool {
 }
 
 /// Where the first child of the container at `ptr` starts (its key, for a member).
-fn first_child_start(text: &Text, doc: &Document, ptr: &str, first: &str) -> Option<usize> {
+fn first_child_start(text: &Text, doc: &Document<'_>, ptr: &str, first: &str) -> Option<usize> {
     let child = pointer::push(ptr, first);
     let (value_pos, key_pos) = doc.node_positions(&child)?;
     text.offset_of(if key_pos.line != 0 {
@@ -119,12 +119,12 @@ fn first_child_start(text: &Text, doc: &Document, ptr: &str, first: &str) -> Opt
 /// Adds member `key: value` as the first member of the object at `ptr`.
 pub fn insert_member(
     text: &Text,
-    doc: &Document,
+    doc: &Document<'_>,
     ptr: &str,
     key: &str,
     value: &Value,
 ) -> Option<Edit> {
-    let object = doc.value().pointer(ptr)?.as_object()?;
+    let object = doc.root().pointer(ptr)?.as_object()?;
     let (value_pos, _) = doc.node_positions(ptr)?;
     let open = text.offset_of(value_pos)?;
     let flow = opens_flow(text, open);
@@ -158,8 +158,8 @@ pub fn insert_member(
 }
 
 /// Adds `value` as the first element of the array at `ptr`.
-pub fn insert_element(text: &Text, doc: &Document, ptr: &str, value: &Value) -> Option<Edit> {
-    let items = doc.value().pointer(ptr)?.as_array()?;
+pub fn insert_element(text: &Text, doc: &Document<'_>, ptr: &str, value: &Value) -> Option<Edit> {
+    let items = doc.root().pointer(ptr)?.as_array()?;
     let (value_pos, _) = doc.node_positions(ptr)?;
     let open = text.offset_of(value_pos)?;
     if items.is_empty() {
@@ -189,7 +189,7 @@ pub fn insert_element(text: &Text, doc: &Document, ptr: &str, value: &Value) -> 
 }
 
 /// Replaces the value at `ptr` with `value`.
-pub fn replace_value(text: &Text, doc: &Document, ptr: &str, value: &Value) -> Option<Edit> {
+pub fn replace_value(text: &Text, doc: &Document<'_>, ptr: &str, value: &Value) -> Option<Edit> {
     let (start, end) = locate::value_extent(text, doc, ptr)?;
     let s = text.as_str();
     let new = if s[start..].starts_with('-') && value.is_array() {
@@ -218,7 +218,11 @@ mod tests {
     use mcpdesc_core::{Format, Limits};
     use serde_json::json;
 
-    fn apply(src: &str, format: Format, f: impl Fn(&Text, &Document) -> Option<Edit>) -> String {
+    fn apply(
+        src: &str,
+        format: Format,
+        f: impl Fn(&Text, &Document<'_>) -> Option<Edit>,
+    ) -> String {
         let text = Text::new(src.into());
         let doc = Document::parse_str(src, format, &Limits::default()).unwrap();
         let e = f(&text, &doc).expect("an edit");

@@ -102,14 +102,14 @@ fn finding_section(cat: &Catalogue, checked: &Checked, d: &mcpdesc_core::Diagnos
 }
 
 /// The scope of the declaration that a scope list under the cursor belongs to.
-fn scope_section(cat: &Catalogue, doc: &mcpdesc_core::Document, at: &str) -> Option<String> {
+fn scope_section(cat: &Catalogue, doc: &mcpdesc_core::Document<'_>, at: &str) -> Option<String> {
     let member = cat.def.scope.member.as_str();
     // The cursor is on the list's key, or on one of its items.
     let list = std::iter::successors(Some(at), |p| pointer::parent(p))
         .take(2)
         .find(|p| pointer::last(p).is_some_and(|t| t == member))?;
     let decl = pointer::parent(list)?;
-    let scopes = cat.scopes(doc.value());
+    let scopes = cat.scopes(doc.root());
     let names = |set| {
         let names = cat.versions.names(set);
         if names.is_empty() {

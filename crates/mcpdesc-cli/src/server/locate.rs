@@ -132,7 +132,7 @@ pub fn block_end(text: &Text, start: usize) -> usize {
 }
 
 /// The byte range of the whole value at `pointer`.
-pub fn value_extent(text: &Text, doc: &Document, pointer: &str) -> Option<(usize, usize)> {
+pub fn value_extent(text: &Text, doc: &Document<'_>, pointer: &str) -> Option<(usize, usize)> {
     let (value_pos, _) = doc.node_positions(pointer)?;
     let start = text.offset_of(value_pos)?;
     let s = text.as_str();
@@ -142,7 +142,7 @@ pub fn value_extent(text: &Text, doc: &Document, pointer: &str) -> Option<(usize
         '\'' => quoted_end(s, start, '\'')?,
         _ if doc.format() == mcpdesc_core::Format::Yaml
             && doc
-                .value()
+                .root()
                 .pointer(pointer)
                 .is_some_and(|v| v.is_array() || v.is_object()) =>
         {
@@ -158,7 +158,7 @@ mod tests {
     use super::*;
     use mcpdesc_core::{Format, Limits};
 
-    fn parsed(src: &str, format: Format) -> (Text, Document) {
+    fn parsed(src: &str, format: Format) -> (Text, Document<'_>) {
         (
             Text::new(src.into()),
             Document::parse_str(src, format, &Limits::default()).unwrap(),

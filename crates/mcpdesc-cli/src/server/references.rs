@@ -3,9 +3,8 @@
 //! (`#/components/...`).
 
 use lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, Location, ReferenceParams, Uri};
-use mcpdesc_core::document::{pointer, Position as DocPosition};
+use mcpdesc_core::document::{pointer, Kind, Position as DocPosition, ValueRef};
 use mcpdesc_core::Document;
-use serde_json::Value;
 
 use super::diagnostics::catalogue_of;
 use super::locate;
@@ -51,7 +50,7 @@ fn member(checked: &Checked) -> Option<String> {
 }
 
 /// The location of the node at `ptr`: its key for a member, else its value.
-fn location(uri: &Uri, text: &Text, doc: &Document, ptr: &str, key: bool) -> Option<Location> {
+fn location(uri: &Uri, text: &Text, doc: &Document<'_>, ptr: &str, key: bool) -> Option<Location> {
     let (value_pos, key_pos) = doc.node_positions(ptr)?;
     let pos: DocPosition = if key && key_pos.line != 0 {
         key_pos
@@ -63,13 +62,13 @@ fn location(uri: &Uri, text: &Text, doc: &Document, ptr: &str, key: bool) -> Opt
 }
 
 /// When the cursor is on a reference (its member or the value), the referenced pointer.
-fn reference_under(doc: &Document, at: &str, member: &str) -> Option<String> {
+fn reference_under(doc: &Document<'_>, at: &str, member: &str) -> Option<String> {
     let holder = if pointer::last(at).is_some_and(|t| t == member) {
         pointer::parent(at)?
     } else {
         at
     };
-    let value = doc.value().pointer(holder)?.get(member)?.as_str()?;
+    let value = doc.root().pointer(holder)?.get(member)?.as_str()?;
     target_of(value)
 }
 
@@ -82,7 +81,7 @@ pub fn definition(
     let member = member(checked)?;
     let at = doc.pointer_at(checked.text.doc_position(p.position));
     let target = reference_under(doc, &at, &member)?;
-    doc.value().pointer(&target)?;
+    doc.root().pointer(&target)?;
     let loc = location(&p.text_document.uri, &checked.text, doc, &target, true)?;
     Some(GotoDefinitionResponse::Scalar(loc))
 }
@@ -93,7 +92,7 @@ pub fn references(checked: &Checked, params: ReferenceParams) -> Option<Vec<Loca
     let member = member(checked)?;
     let at = doc.pointer_at(checked.text.doc_position(p.position));
     let mut uses = Vec::new();
-    collect_references(doc.value(), &mut String::new(), &member, &mut uses);
+    collect_references(doc.root(), &mut String::new(), &member, &mut uses);
     // A reference under the cursor names its target; otherwise the cursor is in the
     // target, or inside it: the innermost enclosing node that something references.
     let target = reference_under(doc, &at, &member).or_else(|| {
@@ -103,7 +102,7 @@ pub fn references(checked: &Checked, params: ReferenceParams) -> Option<Vec<Loca
     })?;
     let uri = &p.text_document.uri;
     let mut out = Vec::new();
-    if params.context.include_declaration && doc.value().pointer(&target).is_some() {
+    if params.context.include_declaration && doc.root().pointer(&target).is_some() {
         out.extend(location(uri, &checked.text, doc, &target, true));
     }
     for (site, t) in &uses {
@@ -122,24 +121,28 @@ pub fn references(checked: &Checked, params: ReferenceParams) -> Option<Vec<Loca
 
 /// Every `(object holding a reference, referenced pointer)` in the document.
 fn collect_references(
-    value: &Value,
+    value: ValueRef<'_>,
     at: &mut String,
     member: &str,
     out: &mut Vec<(String, String)>,
 ) {
-    match value {
-        Value::Object(map) => {
-            if let Some(t) = map.get(member).and_then(Value::as_str).and_then(target_of) {
+    match value.kind() {
+        Kind::Object(map) => {
+            if let Some(t) = map
+                .get(member)
+                .and_then(ValueRef::as_str)
+                .and_then(target_of)
+            {
                 out.push((at.clone(), t));
             }
-            for (k, v) in map {
+            for (k, v) in map.iter() {
                 let len = at.len();
                 pointer::push_token(at, k);
                 collect_references(v, at, member, out);
                 at.truncate(len);
             }
         }
-        Value::Array(items) => {
+        Kind::Array(items) => {
             for (i, v) in items.iter().enumerate() {
                 let len = at.len();
                 pointer::push_index(at, i);

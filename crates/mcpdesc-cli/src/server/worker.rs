@@ -40,8 +40,9 @@ pub struct Checked {
     pub version: i32,
     pub text: Arc<Text>,
     pub findings: Vec<Diagnostic>,
-    /// The parsed document, for hovers, actions and references.
-    pub doc: Option<Arc<Document>>,
+    /// The parsed document, for hovers, actions and references; it owns a copy of the text,
+    /// as it outlives the job that parsed it.
+    pub doc: Option<Arc<Document<'static>>>,
     /// The engine that judged it and the release it chose.
     pub engine: Option<Arc<Engine>>,
     pub release: String,
@@ -214,7 +215,11 @@ impl Worker {
             }
             Ok(doc) => {
                 let report = engine.validate_document(&doc);
-                (report.diagnostics, Some(Arc::new(doc)), report.release)
+                (
+                    report.diagnostics,
+                    Some(Arc::new(doc.into_owned())),
+                    report.release,
+                )
             }
             Err(_) if !mentions_spec_version(&engine, text, &job.name) => {
                 checked.engine = Some(engine);
@@ -259,7 +264,7 @@ impl Worker {
 /// Whether a document is one the catalogue judges: a capture, a document that names its
 /// specification version where the catalogue says (`spec-version-pointer`), or one named
 /// `*.mcpdesc.json`/`.yaml`/`.yml` (or `mcpdesc.*`) that does not yet.
-fn is_ours(engine: &Engine, doc: &Document, name: &str) -> bool {
+fn is_ours(engine: &Engine, doc: &Document<'_>, name: &str) -> bool {
     if doc.format() == mcpdesc_core::Format::Capture {
         return true;
     }
@@ -275,7 +280,7 @@ fn is_ours(engine: &Engine, doc: &Document, name: &str) -> bool {
             c.def
                 .spec_version_pointer
                 .as_deref()
-                .is_some_and(|p| doc.value().pointer(p).is_some())
+                .is_some_and(|p| doc.root().pointer(p).is_some())
         })
 }
 

@@ -58,7 +58,7 @@ impl Check for Closed {
         for k in obj.keys() {
             if !self.allowed.iter().any(|a| a == k) && !self.patterns.iter().any(|p| p.is_match(k))
             {
-                out.push(Finding::new(pointer::push(node.pointer, k)).with("field", k.clone()));
+                out.push(Finding::new(pointer::push(node.pointer, k)).with("field", k));
             }
         }
     }

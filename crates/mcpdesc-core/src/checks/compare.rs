@@ -10,9 +10,10 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::document::{Kind, ValueRef};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 
@@ -102,14 +103,14 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
     schema: schema_of::<Options>,
 };
 
-fn measure(v: &Value, m: Measure) -> Option<f64> {
-    match (m, v) {
-        (Measure::Value, Value::Number(n)) => n.as_f64(),
-        (Measure::Length, Value::String(s)) => Some(s.chars().count() as f64),
-        (Measure::Length, Value::Array(a)) => Some(a.len() as f64),
-        (Measure::Length, Value::Object(o)) => Some(o.len() as f64),
-        (Measure::Utf8Bytes, Value::String(s)) => Some(s.len() as f64),
-        (Measure::Base64Bytes, Value::String(s)) => super::base64::decoded_len(s).map(|n| n as f64),
+fn measure(v: ValueRef<'_>, m: Measure) -> Option<f64> {
+    match (m, v.kind()) {
+        (Measure::Value, Kind::Number(n)) => n.as_f64(),
+        (Measure::Length, Kind::String(s)) => Some(s.chars().count() as f64),
+        (Measure::Length, Kind::Array(a)) => Some(a.len() as f64),
+        (Measure::Length, Kind::Object(o)) => Some(o.len() as f64),
+        (Measure::Utf8Bytes, Kind::String(s)) => Some(s.len() as f64),
+        (Measure::Base64Bytes, Kind::String(s)) => super::base64::decoded_len(s).map(|n| n as f64),
         _ => None,
     }
 }

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::json_schema::{build, shorten};
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
-use crate::document::pointer;
+use crate::document::{pointer, ArrayRef, ValueRef};
 use crate::eval::condition::Condition;
 use crate::eval::context::{excerpt, Compiled, EvalCtx, Finding};
 use crate::path::JsonPath;
@@ -217,17 +217,17 @@ fn entry_of(sequence: &[String], ptr: &str) -> Option<(String, usize)> {
     Some((format!("{base}/{index}"), index))
 }
 
-fn first<'a>(path: &RelPath, root: &'a Value, at: &str) -> Option<(String, &'a Value)> {
+fn first<'a>(path: &RelPath, root: ValueRef<'a>, at: &str) -> Option<(String, ValueRef<'a>)> {
     path.select(root, at)
         .into_iter()
         .next()
         .map(|h| (h.pointer, h.value))
 }
 
-fn keys(v: Option<&Value>) -> Vec<String> {
-    let mut k: Vec<String> = v
-        .and_then(Value::as_object)
-        .map(|o| o.keys().cloned().collect())
+fn keys(v: Option<ValueRef<'_>>) -> Vec<&str> {
+    let mut k: Vec<&str> = v
+        .and_then(ValueRef::as_object)
+        .map(|o| o.keys().collect())
         .unwrap_or_default();
     k.sort();
     k
@@ -250,7 +250,7 @@ impl EarlierMessage {
         &self,
         cx: &EvalCtx<'_>,
         base: &str,
-        entries: &[Value],
+        entries: ArrayRef<'_>,
     ) -> std::sync::Arc<Vec<usize>> {
         let version = if self.among.uses_version() {
             cx.version.map_or(u8::MAX, |v| v.index() as u8)
@@ -268,7 +268,7 @@ impl EarlierMessage {
                     ptr.push_str(base);
                     ptr.push('/');
                     ptr.push_str(&i.to_string());
-                    self.among.holds_at(&ptr, entry, cx)
+                    self.among.holds_at(&ptr, *entry, cx)
                 })
                 .map(|(i, _)| i)
                 .collect()
@@ -281,10 +281,10 @@ impl EarlierMessage {
         node: Node<'_>,
         cx: &EvalCtx<'a>,
         index: usize,
-    ) -> Option<(String, &'a Value, Option<String>)> {
+    ) -> Option<(String, ValueRef<'a>, Option<String>)> {
         let base = self.base();
         let entries = cx.root.pointer(&base)?.as_array()?;
-        let wanted: Vec<Option<&Value>> = self
+        let wanted: Vec<Option<ValueRef<'_>>> = self
             .join
             .iter()
             .map(|p| {
@@ -304,7 +304,9 @@ impl EarlierMessage {
         let before = candidates.partition_point(|&i| i < index);
         for &i in candidates[..before].iter().rev() {
             let ptr = format!("{base}/{i}");
-            let entry = &entries[i];
+            let Some(entry) = entries.get(i) else {
+                continue;
+            };
             let joined = self.join.iter().zip(&wanted).all(|(p, want)| {
                 let have = p.that.values_from(cx.root, &ptr, entry).first().copied();
                 match (want, have) {
@@ -357,7 +359,7 @@ impl Check for EarlierMessage {
         };
         let line = entry
             .get("line")
-            .map_or_else(|| earlier.clone(), ToString::to_string);
+            .map_or_else(|| earlier.clone(), |l| l.to_string());
         let found = |problem: &'static str, at: &str| {
             Finding::new(at)
                 .with("problem", problem)
@@ -392,7 +394,8 @@ impl Check for EarlierMessage {
                 let at = this
                     .as_ref()
                     .map_or_else(|| node.pointer.to_owned(), |t| t.0.clone());
-                let show = |v: Option<&Value>| v.map_or_else(|| "nothing".to_owned(), excerpt);
+                let show =
+                    |v: Option<ValueRef<'_>>| v.map_or_else(|| "nothing".to_owned(), excerpt);
                 out.push(
                     found("same-value", &at)
                         .with("expected", show(e))
@@ -408,7 +411,7 @@ impl Check for EarlierMessage {
             let Some((spointer, svalue)) = first(schema, cx.root, from) else {
                 return;
             };
-            let draft = match svalue.get("$schema").and_then(Value::as_str) {
+            let draft = match svalue.get("$schema").and_then(ValueRef::as_str) {
                 Some(s) if s.contains("draft-07") => jsonschema::Draft::Draft7,
                 _ => jsonschema::Draft::Draft202012,
             };
@@ -417,7 +420,8 @@ impl Check for EarlierMessage {
             else {
                 return;
             };
-            for error in validator.iter_errors(ivalue) {
+            let instance = ivalue.to_value();
+            for error in validator.iter_errors(&instance) {
                 out.push(
                     found("validate", &format!("{ipointer}{}", error.instance_path()))
                         .with("error", shorten(&error.to_string())),
@@ -430,6 +434,62 @@ impl Check for EarlierMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::tests_support::run_on;
+    use serde_json::json;
+
+    fn capture() -> Value {
+        json!({"messages": [
+            {"kind": "result", "method": "tools/list", "line": 3, "msg": {"result": {"tools": [
+                {"name": "a", "inputSchema": {"type": "object", "required": ["x"]},
+                 "annotations": {"k": 1}}
+            ]}}},
+            {"kind": "request", "method": "tools/call", "line": 4, "msg": {"params": {
+                "name": "a", "arguments": {}, "annotations": {"k": 2}
+            }}},
+            {"kind": "request", "method": "tools/call", "line": 5, "msg": {"params": {
+                "name": "b", "arguments": {}
+            }}}
+        ]})
+    }
+
+    fn among() -> Value {
+        json!({"all": [{"path": "kind", "equals": "result"},
+                       {"path": "method", "equals": "tools/list"}]})
+    }
+
+    #[test]
+    fn validates_against_the_item_of_the_earlier_entry() {
+        let check = json!({"check": "earlier-message", "among": among(),
+                           "item": {"at": "@.msg.result.tools[*]", "key": "name", "equals": "name"},
+                           "if-none": "pass",
+                           "validate": {"instance": "arguments", "schema": "inputSchema"}});
+        let found = run_on(&check, &capture(), "/messages/1/msg/params");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].pointer, "/messages/1/msg/params/arguments");
+        assert_eq!(found[0].param("problem"), Some("validate"));
+        assert_eq!(found[0].param("earlier"), Some("3"));
+        assert!(run_on(&check, &capture(), "/messages/2/msg/params").is_empty());
+    }
+
+    #[test]
+    fn missing_entries_and_differing_values() {
+        let none = json!({"check": "earlier-message", "among": among()});
+        let found = run_on(&none, &capture(), "/messages/0/msg");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].param("problem"), Some("none"));
+        let same = json!({"check": "earlier-message", "among": among(),
+                          "same-keys": [{"this": "arguments", "that": "@.msg.result.tools[0].inputSchema"}],
+                          "same-value": [{"this": "annotations",
+                                          "that": "@.msg.result.tools[0].annotations"}]});
+        let found = run_on(&same, &capture(), "/messages/1/msg/params");
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].param("problem"), Some("same-keys"));
+        assert_eq!(found[0].param("expected"), Some("required, type"));
+        assert_eq!(found[0].param("actual"), Some(""));
+        assert_eq!(found[1].pointer, "/messages/1/msg/params/annotations");
+        assert_eq!(found[1].param("expected"), Some(r#"{"k":1}"#));
+        assert_eq!(found[1].param("actual"), Some(r#"{"k":2}"#));
+    }
 
     #[test]
     fn entries_are_found_from_pointers_below_them() {

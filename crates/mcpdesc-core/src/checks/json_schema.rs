@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::document::ValueRef;
 use crate::eval::context::{Compiled, EvalCtx, Finding};
 use crate::relpath::RelPath;
 
@@ -55,11 +56,12 @@ impl Retrieve for NoRetrieval {
     }
 }
 
-fn draft_of(schema: &Value, option: DraftOption) -> Draft {
+/// The draft `option` selects for a schema whose `$schema` is `declared`.
+fn draft_of(declared: Option<&str>, option: DraftOption) -> Draft {
     match option {
         DraftOption::Draft2020_12 => Draft::Draft202012,
         DraftOption::Draft07 => Draft::Draft7,
-        DraftOption::Auto => match schema.get("$schema").and_then(Value::as_str) {
+        DraftOption::Auto => match declared {
             Some(s) if s.contains("draft-07") => Draft::Draft7,
             _ => Draft::Draft202012,
         },
@@ -100,7 +102,8 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
         ));
     }
     let fixed = |schema: &Value, field: &str| {
-        build(schema, draft_of(schema, o.draft))
+        let declared = schema.get("$schema").and_then(Value::as_str);
+        build(schema, draft_of(declared, o.draft))
             .map(|v| JsonSchemaCheck(SchemaSource::Compiled(Arc::new(v))))
             .map_err(|e| OptionError::at(format!("/{field}"), format!("invalid schema: {e}")))
     };
@@ -141,7 +144,8 @@ impl Check for JsonSchemaCheck {
                 let Some(hit) = path.first(cx.root, node.pointer) else {
                     return;
                 };
-                let draft = draft_of(hit.value, *draft);
+                let declared = hit.value.get("$schema").and_then(ValueRef::as_str);
+                let draft = draft_of(declared, *draft);
                 match cx
                     .cache
                     .compile_at(&hit.pointer, hit.value, |s| build(s, draft))
@@ -151,7 +155,8 @@ impl Check for JsonSchemaCheck {
                 }
             }
         };
-        for error in validator.iter_errors(node.value) {
+        let instance = node.value.to_value();
+        for error in validator.iter_errors(&instance) {
             let suffix = error.instance_path().to_string();
             out.push(
                 Finding::new(format!("{}{}", node.pointer, suffix))
@@ -172,4 +177,38 @@ pub(crate) fn shorten(message: &str) -> String {
     let head: String = message.chars().take(KEEP).collect();
     let tail: String = message.chars().skip(chars - KEEP).collect();
     format!("{head}… ({} characters elided) …{tail}", chars - 2 * KEEP)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::checks::tests_support::run_on;
+    use serde_json::json;
+
+    #[test]
+    fn inline_and_in_document_schemas() {
+        let doc = json!({"t": {"schema": {"type": "object", "required": ["a"],
+                                          "properties": {"a": {"type": "string"}}},
+                               "value": {"a": 5}},
+                         "u": {"value": {"a": "x"}}});
+        let inline = json!({"check": "json-schema",
+                            "schema": {"type": "object", "properties": {"a": {"type": "string"}}}});
+        let found = run_on(&inline, &doc, "/t/value");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].pointer, "/t/value/a");
+        assert!(run_on(&inline, &doc, "/u/value").is_empty());
+        let at = json!({"check": "json-schema", "schema-at": "^.schema"});
+        let found = run_on(&at, &doc, "/t/value");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].pointer, "/t/value/a");
+        assert!(run_on(&at, &doc, "/u/value").is_empty());
+    }
+
+    #[test]
+    fn long_messages_are_shortened() {
+        let long = "x".repeat(2000);
+        let short = super::shorten(&long);
+        assert!(short.len() < 1000);
+        assert!(short.contains("characters elided"));
+        assert_eq!(super::shorten("short"), "short");
+    }
 }

@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use super::json_schema::build;
 use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
-use crate::document::pointer;
+use crate::document::{pointer, Kind, Tree, ValueRef};
 use crate::eval::context::{Compiled, EvalCtx, Finding};
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -94,27 +94,27 @@ fn is_external(r: &str) -> bool {
     !r.starts_with('#')
 }
 
-fn has_external_ref(v: &Value) -> bool {
-    match v {
-        Value::Object(o) => o.iter().any(|(k, v)| {
+fn has_external_ref(v: ValueRef<'_>) -> bool {
+    match v.kind() {
+        Kind::Object(o) => o.iter().any(|(k, v)| {
             (k == "$ref" && v.as_str().is_some_and(is_external)) || has_external_ref(v)
         }),
-        Value::Array(a) => a.iter().any(has_external_ref),
+        Kind::Array(a) => a.iter().any(has_external_ref),
         _ => false,
     }
 }
 
-/// A copy of `v` without external `$ref` keywords.
-fn strip_external_refs(v: &Value) -> Value {
-    match v {
-        Value::Object(o) => Value::Object(
+/// `v` as a value without external `$ref` keywords.
+fn strip_external_refs(v: ValueRef<'_>) -> Value {
+    match v.kind() {
+        Kind::Object(o) => Value::Object(
             o.iter()
                 .filter(|(k, v)| !(*k == "$ref" && v.as_str().is_some_and(is_external)))
-                .map(|(k, v)| (k.clone(), strip_external_refs(v)))
+                .map(|(k, v)| (k.to_owned(), strip_external_refs(v)))
                 .collect(),
         ),
-        Value::Array(a) => Value::Array(a.iter().map(strip_external_refs).collect()),
-        other => other.clone(),
+        Kind::Array(a) => Value::Array(a.iter().map(strip_external_refs).collect()),
+        _ => v.to_value(),
     }
 }
 
@@ -124,15 +124,15 @@ impl Check for JsonSchemaDocument {
             return;
         }
         let declared = node.value.get("$schema");
-        let draft = match declared {
+        let draft = match declared.map(ValueRef::kind) {
             None => self.default,
-            Some(Value::String(uri)) => match self.dialects.get(uri.trim_end_matches('#')) {
+            Some(Kind::String(uri)) => match self.dialects.get(uri.trim_end_matches('#')) {
                 Some(d) => *d,
                 None => {
                     if self.check_dialect {
                         out.push(
                             Finding::new(pointer::push(node.pointer, "$schema"))
-                                .with("dialect", uri.clone()),
+                                .with("dialect", uri),
                         );
                     }
                     return;
@@ -144,10 +144,12 @@ impl Check for JsonSchemaDocument {
         if !self.check_schema {
             return;
         }
+        // Keyed and measured as compiled: schemas differing only in external references share
+        // one validator, and `max-schema-bytes` weighs the schema actually compiled.
         let stripped;
         let schema = if has_external_ref(node.value) {
-            stripped = strip_external_refs(node.value);
-            &stripped
+            stripped = Tree::from_value(&strip_external_refs(node.value));
+            stripped.root()
         } else {
             node.value
         };
@@ -167,8 +169,27 @@ impl Check for JsonSchemaDocument {
 
 #[cfg(test)]
 mod tests {
+    use super::{has_external_ref, strip_external_refs};
     use crate::checks::tests_support::run_on;
+    use crate::document::Tree;
     use serde_json::json;
+
+    #[test]
+    fn only_external_refs_are_stripped() {
+        let tree = Tree::from_value(&json!({
+            "properties": {"a": {"$ref": "https://example.com/s.json", "type": "string"},
+                           "b": {"$ref": "#/$defs/b"}},
+            "allOf": [{"$ref": "other.json"}]
+        }));
+        assert!(has_external_ref(tree.root()));
+        let stripped = strip_external_refs(tree.root());
+        assert_eq!(
+            stripped,
+            json!({"properties": {"a": {"type": "string"}, "b": {"$ref": "#/$defs/b"}},
+                   "allOf": [{}]})
+        );
+        assert!(!has_external_ref(Tree::from_value(&stripped).root()));
+    }
 
     fn check() -> serde_json::Value {
         json!({"check": "json-schema-document",

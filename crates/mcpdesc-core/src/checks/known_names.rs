@@ -78,9 +78,7 @@ impl Check for KnownNames {
             Target::Keys => {
                 if let Some(obj) = node.value.as_object() {
                     for k in obj.keys().filter(|k| self.unknown(k)) {
-                        out.push(
-                            Finding::new(pointer::push(node.pointer, k)).with("name", k.clone()),
-                        );
+                        out.push(Finding::new(pointer::push(node.pointer, k)).with("name", k));
                     }
                 }
             }

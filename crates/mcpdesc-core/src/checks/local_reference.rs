@@ -20,9 +20,10 @@ use std::collections::{BTreeMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::document::ValueRef;
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 
@@ -98,7 +99,7 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
 
 impl LocalReference {
     /// The reference text held by `value`, if it is a reference this check follows.
-    fn reference<'v>(&self, value: &'v Value) -> Option<&'v str> {
+    fn reference<'v>(&self, value: ValueRef<'v>) -> Option<&'v str> {
         value
             .as_object()?
             .get(&self.member)?
@@ -111,7 +112,7 @@ impl LocalReference {
     /// pointers followed.
     fn cycle(
         &self,
-        root: &Value,
+        root: ValueRef<'_>,
         start: &str,
         text: &str,
         max_chain: usize,

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::document::{Tree, ValueRef};
 use crate::eval::context::{excerpt, EvalCtx, Finding};
 use crate::relpath::RelPath;
 
@@ -37,7 +38,8 @@ struct Comparison {
 struct CompiledComparison {
     at: RelPath,
     with: RelPath,
-    default: Option<Value>,
+    /// A tree, so that it compares and prints as the document's values do.
+    default: Option<Tree<'static>>,
 }
 
 #[derive(Debug)]
@@ -64,7 +66,7 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
                 Ok(CompiledComparison {
                     at: relpath(&format!("compare/{i}/at"), &c.at)?,
                     with: relpath(&format!("compare/{i}/with"), &c.with)?,
-                    default: c.default.clone(),
+                    default: c.default.as_ref().map(Tree::from_value),
                 })
             })
             .collect::<Result<_, OptionError>>()?;
@@ -98,11 +100,13 @@ impl Check for MatchesEntry {
         for c in &self.compare {
             let mine = c.at.first(cx.root, node.pointer);
             let theirs = c.with.first(cx.root, &entry.pointer);
-            let a = mine.as_ref().map(|h| h.value).or(c.default.as_ref());
-            let b = theirs.as_ref().map(|h| h.value).or(c.default.as_ref());
+            let default = c.default.as_ref().map(Tree::root);
+            let a = mine.as_ref().map(|h| h.value).or(default);
+            let b = theirs.as_ref().map(|h| h.value).or(default);
             if a != b {
                 let ptr = mine.map_or_else(|| node.pointer.to_owned(), |h| h.pointer);
-                let show = |v: Option<&Value>| v.map_or_else(|| "nothing".to_owned(), excerpt);
+                let show =
+                    |v: Option<ValueRef<'_>>| v.map_or_else(|| "nothing".to_owned(), excerpt);
                 out.push(
                     Finding::new(ptr)
                         .with("name", excerpt(name.value))
@@ -112,5 +116,39 @@ impl Check for MatchesEntry {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::checks::tests_support::run_on;
+    use serde_json::json;
+
+    #[test]
+    fn compares_with_the_named_entry_and_defaults() {
+        let doc = json!({
+            "uses": [{"name": "a", "mode": "x"}, {"name": "b"}, {"name": "zz", "mode": "x"}],
+            "defs": [{"id": "a", "mode": "y"}, {"id": "b", "strict": true}]
+        });
+        let check = json!({"check": "matches-entry", "name": "name", "entries": "$.defs[*]",
+                           "key": "id", "compare": [{"at": "mode", "with": "mode"}]});
+        let found = run_on(&check, &doc, "/uses/0");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].pointer, "/uses/0/mode");
+        assert_eq!(found[0].param("name"), Some("a"));
+        assert_eq!(found[0].param("field"), Some("mode"));
+        assert_eq!(found[0].param("expected"), Some("y"));
+        assert_eq!(found[0].param("actual"), Some("x"));
+        assert!(run_on(&check, &doc, "/uses/2").is_empty());
+
+        let defaulted = json!({"check": "matches-entry", "name": "name", "entries": "$.defs[*]",
+                               "key": "id",
+                               "compare": [{"at": "strict", "with": "strict", "default": false}]});
+        assert!(run_on(&defaulted, &doc, "/uses/0").is_empty());
+        let found = run_on(&defaulted, &doc, "/uses/1");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].pointer, "/uses/1");
+        assert_eq!(found[0].param("expected"), Some("true"));
+        assert_eq!(found[0].param("actual"), Some("false"));
     }
 }

@@ -11,10 +11,10 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
-use crate::document::pointer;
+use crate::document::{pointer, Kind, ValueRef};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 
@@ -90,10 +90,10 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
     schema: schema_of::<Options>,
 };
 
-fn strings(v: &Value) -> Vec<&str> {
-    match v {
-        Value::String(s) => vec![s.as_str()],
-        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+fn strings(v: ValueRef<'_>) -> Vec<&str> {
+    match v.kind() {
+        Kind::String(s) => vec![s],
+        Kind::Array(a) => a.iter().filter_map(ValueRef::as_str).collect(),
         _ => Vec::new(),
     }
 }
@@ -101,28 +101,27 @@ fn strings(v: &Value) -> Vec<&str> {
 impl Check for Membership {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
         // (name, pointer of the set member that defines it)
-        let mut set: Vec<(String, String)> = Vec::new();
+        let mut set: Vec<(&str, String)> = Vec::new();
         for hit in self.set.select(cx.root, node.pointer) {
-            match (self.targets, hit.value) {
-                (Targets::Keys, Value::Object(o)) => set.extend(
-                    o.keys()
-                        .map(|k| (k.clone(), pointer::push(&hit.pointer, k))),
-                ),
+            match (self.targets, hit.value.kind()) {
+                (Targets::Keys, Kind::Object(o)) => {
+                    set.extend(o.keys().map(|k| (k, pointer::push(&hit.pointer, k))))
+                }
                 (Targets::Keys, _) => {}
-                (Targets::Values, Value::Array(a)) => {
+                (Targets::Values, Kind::Array(a)) => {
                     for (i, v) in a.iter().enumerate() {
                         if let Some(s) = v.as_str() {
-                            set.push((s.to_owned(), pointer::push(&hit.pointer, &i.to_string())));
+                            set.push((s, pointer::push(&hit.pointer, &i.to_string())));
                         }
                     }
                 }
-                (Targets::Values, Value::String(s)) => set.push((s.clone(), hit.pointer.clone())),
+                (Targets::Values, Kind::String(s)) => set.push((s, hit.pointer.clone())),
                 (Targets::Values, _) => {}
             }
         }
         for hit in self.values.select(cx.root, node.pointer) {
             for name in strings(hit.value) {
-                let found = set.iter().find(|(n, _)| n == name);
+                let found = set.iter().find(|(n, _)| *n == name);
                 match (self.expect, found) {
                     (Expect::Present, None) => {
                         let at = self

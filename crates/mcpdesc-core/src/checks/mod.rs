@@ -41,7 +41,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::document::LoadErrorKind;
+use crate::document::{LoadErrorKind, ValueRef};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 use crate::versions::VersionList;
@@ -50,7 +50,7 @@ use crate::versions::VersionList;
 #[derive(Debug, Clone, Copy)]
 pub struct Node<'a> {
     pub pointer: &'a str,
-    pub value: &'a Value,
+    pub value: ValueRef<'a>,
 }
 
 /// A compiled check.

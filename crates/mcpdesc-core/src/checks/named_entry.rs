@@ -15,10 +15,10 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
-use crate::document::pointer;
+use crate::document::{pointer, ValueRef};
 use crate::eval::condition::Condition;
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
@@ -121,7 +121,7 @@ impl Check for NamedEntry {
                 let Some(parent) = pointer::parent(&holder.pointer) else {
                     return;
                 };
-                if !cx.root.pointer(parent).is_some_and(Value::is_object) {
+                if !cx.root.pointer(parent).is_some_and(ValueRef::is_object) {
                     return;
                 }
                 match pointer::last(&holder.pointer) {

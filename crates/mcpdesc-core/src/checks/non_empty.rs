@@ -2,9 +2,10 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::document::Kind;
 use crate::eval::context::{EvalCtx, Finding};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -27,10 +28,10 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
 
 impl Check for NonEmpty {
     fn run(&self, node: Node<'_>, _: &EvalCtx<'_>, out: &mut Vec<Finding>) {
-        let kind = match node.value {
-            Value::Array(a) if a.is_empty() => "array",
-            Value::Object(o) if o.is_empty() => "object",
-            Value::String(s) if s.is_empty() => "string",
+        let kind = match node.value.kind() {
+            Kind::Array(a) if a.is_empty() => "array",
+            Kind::Object(o) if o.is_empty() => "object",
+            Kind::String("") => "string",
             _ => return,
         };
         out.push(Finding::new(node.pointer).with("type", kind));

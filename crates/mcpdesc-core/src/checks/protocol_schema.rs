@@ -236,10 +236,12 @@ impl ProtocolSchema {
         for k in &self.key {
             match k {
                 Part::Value(p) => {
-                    if let Some(Value::String(s)) =
-                        p.values_from(cx.root, node.pointer, node.value).first()
+                    if let Some(s) = p
+                        .values_from(cx.root, node.pointer, node.value)
+                        .first()
+                        .and_then(|v| v.as_str())
                     {
-                        parts.push(s.clone());
+                        parts.push(s.to_owned());
                     }
                 }
                 Part::Present(p, name) => {
@@ -296,7 +298,9 @@ impl Check for ProtocolSchema {
         let Some(validator) = self.validator(version, definition) else {
             return;
         };
-        for error in validator.iter_errors(node.value) {
+        // The validator reads `serde_json` values; the node's subtree is all it needs.
+        let instance = node.value.to_value();
+        for error in validator.iter_errors(&instance) {
             let suffix = error.instance_path().to_string();
             out.push(
                 Finding::new(format!("{}{}", node.pointer, suffix))

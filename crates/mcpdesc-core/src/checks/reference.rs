@@ -4,10 +4,10 @@ use std::collections::HashSet;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
-use crate::document::pointer;
+use crate::document::{pointer, Kind, ValueRef};
 use crate::eval::context::{excerpt, EvalCtx, Finding};
 use crate::relpath::RelPath;
 
@@ -84,7 +84,7 @@ impl Check for Reference {
                     Targets::Values => names.extend(v.as_str()),
                     Targets::Keys => {
                         if let Some(o) = v.as_object() {
-                            names.extend(o.keys().map(String::as_str));
+                            names.extend(o.keys());
                         }
                     }
                 }
@@ -99,29 +99,34 @@ impl Check for Reference {
             Some(set) => set.contains(s),
             None => names.contains(&s),
         };
-        let mut check = |ptr: &dyn Fn() -> String, v: &Value| {
+        let mut check = |ptr: &dyn Fn() -> String, v: ValueRef<'_>| {
             if let Some(s) = v.as_str() {
                 if !known(s) {
                     out.push(Finding::new(ptr()).with("name", excerpt(v)));
                 }
             }
         };
-        match (self.subject, node.value) {
-            (Subject::Value, Value::Array(items)) => {
+        match (self.subject, node.value.kind()) {
+            (Subject::Value, Kind::Array(items)) => {
                 for (i, v) in items.iter().enumerate() {
                     check(&|| pointer::push(node.pointer, &i.to_string()), v);
                 }
             }
-            (Subject::Value, v) => check(&|| node.pointer.to_owned(), v),
-            (Subject::Keys, Value::Object(o)) => {
-                for k in o.keys() {
-                    check(
-                        &|| pointer::push(node.pointer, k),
-                        &Value::String(k.clone()),
+            (Subject::Value, _) => check(&|| node.pointer.to_owned(), node.value),
+            (Subject::Keys, Kind::Object(o)) => {
+                for k in o.keys().filter(|k| !known(k)) {
+                    out.push(
+                        Finding::new(pointer::push(node.pointer, k)).with("name", key_excerpt(k)),
                     );
                 }
             }
             (Subject::Keys, _) => {}
         }
     }
+}
+
+/// A key as [`excerpt`] shows a string: a key is no node of the tree, so it is shown through a
+/// one-string tree (built only for a finding).
+fn key_excerpt(key: &str) -> String {
+    crate::eval::context::excerpt_str(key)
 }

@@ -12,10 +12,10 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
-use crate::document::pointer;
+use crate::document::{pointer, Kind, ValueRef};
 use crate::eval::context::{EvalCtx, Finding};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -82,7 +82,7 @@ impl SchemaWalk {
     /// `bad`: the first keyword on the path that is not an allowed one.
     fn walk(
         &self,
-        value: &Value,
+        value: ValueRef<'_>,
         ptr: &str,
         depth: usize,
         bad: Option<&str>,
@@ -98,7 +98,7 @@ impl SchemaWalk {
             } else if depth == 0 {
                 Some("it sits on the schema root, not on a property".to_owned())
             } else if !self.holder_types.is_empty() {
-                let ty = obj.get("type").and_then(Value::as_str);
+                let ty = obj.get("type").and_then(ValueRef::as_str);
                 match ty {
                     Some(t) if self.holder_types.iter().any(|h| h == t) => None,
                     Some(t) => Some(format!("the property has type `{t}`")),
@@ -111,34 +111,34 @@ impl SchemaWalk {
                 out.push(Finding::new(at).with("reason", reason));
             }
         }
-        for (k, v) in obj {
+        for (k, v) in obj.iter() {
             let next_bad = |kw: &'static str| {
                 bad.or_else(|| (!self.through.iter().any(|t| t == kw)).then_some(kw))
             };
             let here = pointer::push(ptr, k);
-            if let Some(kw) = MAPS.iter().find(|m| *m == k) {
+            if let Some(kw) = MAPS.iter().find(|m| **m == k) {
                 if let Some(m) = v.as_object() {
-                    for (name, sub) in m {
+                    for (name, sub) in m.iter() {
                         let p = pointer::push(&here, name);
                         self.walk(sub, &p, depth + 1, next_bad(kw), out);
                     }
                 }
-            } else if let Some(kw) = LISTS.iter().find(|m| *m == k) {
+            } else if let Some(kw) = LISTS.iter().find(|m| **m == k) {
                 if let Some(a) = v.as_array() {
                     for (i, sub) in a.iter().enumerate() {
                         let p = pointer::push(&here, &i.to_string());
                         self.walk(sub, &p, depth + 1, next_bad(kw), out);
                     }
                 }
-            } else if let Some(kw) = SINGLES.iter().find(|m| *m == k) {
-                match v {
-                    Value::Array(a) => {
+            } else if let Some(kw) = SINGLES.iter().find(|m| **m == k) {
+                match v.kind() {
+                    Kind::Array(a) => {
                         for (i, sub) in a.iter().enumerate() {
                             let p = pointer::push(&here, &i.to_string());
                             self.walk(sub, &p, depth + 1, next_bad(kw), out);
                         }
                     }
-                    other => self.walk(other, &here, depth + 1, next_bad(kw), out),
+                    _ => self.walk(v, &here, depth + 1, next_bad(kw), out),
                 }
             }
         }

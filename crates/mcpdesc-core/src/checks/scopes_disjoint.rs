@@ -9,11 +9,12 @@
 //! present (e.g. its scope list), else at the item itself. The check does not depend on the
 //! version being evaluated: scopes are a property of the whole document.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{excerpt, EvalCtx, Finding};
@@ -68,7 +69,7 @@ impl Check for ScopesDisjoint {
         // item (its order and pointer) whose scope holds it. Linear in the number of items,
         // whatever the document (a pairwise comparison would be quadratic).
         type Seen = (VersionSet, Vec<Option<(usize, String)>>);
-        let mut seen: HashMap<String, Seen> = HashMap::new();
+        let mut seen: HashMap<Cow<'_, str>, Seen> = HashMap::new();
         for (order, item) in self
             .items
             .select(cx.root, node.pointer)
@@ -78,9 +79,9 @@ impl Check for ScopesDisjoint {
             let Some(key) = self.key.first(cx.root, &item.pointer) else {
                 continue;
             };
-            let text = match key.value {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
+            let text = match key.value.as_str() {
+                Some(s) => Cow::Borrowed(s),
+                None => Cow::Owned(key.value.to_string()),
             };
             let scope = cx.scopes.scope_of(&item.pointer);
             let (union, firsts) = seen

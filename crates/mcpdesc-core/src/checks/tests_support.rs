@@ -57,8 +57,8 @@ pub(crate) fn run_for(check: &Value, doc: &Value, at: &str, version: Option<&str
             .map(|p| JsonPath::compile(p).unwrap())
             .collect(),
     };
-    let scopes = ScopeMap::compute(doc, &config, &versions);
-    let document = Document::from_value(doc.clone());
+    let document = Document::from_value(doc);
+    let scopes = ScopeMap::compute(document.root(), &config, &versions);
     let cache = DocCache::default();
     let release = crate::rules::Release {
         version: semver::Version::new(1, 0, 0),
@@ -70,7 +70,7 @@ pub(crate) fn run_for(check: &Value, doc: &Value, at: &str, version: Option<&str
     };
     let cx = EvalCtx {
         doc: &document,
-        root: document.value(),
+        root: document.root(),
         versions: &versions,
         release: &release,
         release_fixed: false,
@@ -79,7 +79,7 @@ pub(crate) fn run_for(check: &Value, doc: &Value, at: &str, version: Option<&str
         cache: &cache,
         limits: &crate::document::Limits::default(),
     };
-    let value = document.value().pointer(at).expect("node exists");
+    let value = document.root().pointer(at).expect("node exists");
     let mut out = Vec::new();
     compiled.run(Node { pointer: at, value }, &cx, &mut out);
     out

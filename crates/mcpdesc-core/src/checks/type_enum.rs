@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use crate::document::Tree;
 use crate::eval::context::{excerpt, EvalCtx, Finding};
 use crate::rules::file::{JsonType, TypeSpec};
 
@@ -26,7 +27,11 @@ struct EnumOptions {
 struct TypeCheck(Vec<JsonType>);
 
 #[derive(Debug)]
-struct EnumCheck(Vec<Value>);
+struct EnumCheck {
+    values: Vec<Value>,
+    /// The `expected` parameter, the same for every finding.
+    expected: String,
+}
 
 pub(super) const TYPE: CheckSpec = CheckSpec {
     name: "type",
@@ -50,7 +55,16 @@ pub(super) const ENUM: CheckSpec = CheckSpec {
                 "`values` lists at least one value",
             ));
         }
-        Ok(Box::new(EnumCheck(values)))
+        // The list is the same for every finding, so it is written once; `excerpt` reads tree
+        // nodes, hence a small tree per option value.
+        let expected: Vec<_> = values
+            .iter()
+            .map(|v| excerpt(Tree::from_value(v).root()))
+            .collect();
+        Ok(Box::new(EnumCheck {
+            expected: expected.join(", "),
+            values,
+        }))
     },
     schema: schema_of::<EnumOptions>,
 };
@@ -70,9 +84,8 @@ impl Check for TypeCheck {
 
 impl Check for EnumCheck {
     fn run(&self, node: Node<'_>, _: &EvalCtx<'_>, out: &mut Vec<Finding>) {
-        if !self.0.contains(node.value) {
-            let expected: Vec<_> = self.0.iter().map(excerpt).collect();
-            out.push(Finding::new(node.pointer).with("expected", expected.join(", ")));
+        if !self.values.iter().any(|v| node.value == *v) {
+            out.push(Finding::new(node.pointer).with("expected", self.expected.clone()));
         }
     }
 }

@@ -1,10 +1,11 @@
 //! `unique`: no two items of a collection share a value (or a key within each item).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{excerpt, EvalCtx, Finding};
@@ -49,19 +50,19 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
 
 impl Check for Unique {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
-        let mut seen: HashMap<String, String> = HashMap::new();
+        let mut seen: HashMap<Cow<'_, str>, String> = HashMap::new();
         for item in self.items.select(cx.root, node.pointer) {
             let keys = match &self.key {
                 Some(k) => k.select(cx.root, &item.pointer),
                 None => vec![item],
             };
             for k in keys {
-                let mut text = match k.value {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
+                let mut text = match k.value.as_str() {
+                    Some(s) => Cow::Borrowed(s),
+                    None => Cow::Owned(k.value.to_string()),
                 };
-                if self.case_insensitive {
-                    text.make_ascii_lowercase();
+                if self.case_insensitive && text.bytes().any(|b| b.is_ascii_uppercase()) {
+                    text.to_mut().make_ascii_lowercase();
                 }
                 match seen.get(&text) {
                     Some(first) => out.push(

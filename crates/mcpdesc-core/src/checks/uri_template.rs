@@ -16,10 +16,10 @@
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
-use crate::document::pointer;
+use crate::document::{pointer, Kind};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 
@@ -402,9 +402,9 @@ impl Check for UriTemplate {
                         out.push(Finding::new(ptr).with("template", text));
                     }
                 };
-                match (self.subject, node.value) {
-                    (Subject::Value, Value::String(s)) => check(node.pointer.to_owned(), s),
-                    (Subject::Keys, Value::Object(o)) => {
+                match (self.subject, node.value.kind()) {
+                    (Subject::Value, Kind::String(s)) => check(node.pointer.to_owned(), s),
+                    (Subject::Keys, Kind::Object(o)) => {
                         for k in o.keys() {
                             check(pointer::push(node.pointer, k), k);
                         }

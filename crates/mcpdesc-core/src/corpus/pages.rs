@@ -14,10 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use super::{paths, CorpusError};
-use crate::document::{Document, Format, Limits};
+use crate::document::{Document, Format, Limits, ValueRef};
 use crate::rules::file::{Applicability, Example};
 use crate::rules::releases::{describe, RetiredRule};
 use crate::rules::{Catalogue, CatalogueSet, Rule, RuleSource};
@@ -700,7 +698,7 @@ impl<'a> Ctx<'a> {
         };
         let format = Format::from_path(&path.to_string_lossy());
         match Document::parse(&bytes, format, &Limits::default()) {
-            Ok(doc) => match doc.value().pointer(&ex.pointer) {
+            Ok(doc) => match doc.root().pointer(&ex.pointer) {
                 Some(v) => {
                     let _ = writeln!(o, "```json\n{}\n```", pretty(v));
                 }
@@ -924,8 +922,8 @@ fn sections_phrase(sections: &[String]) -> String {
     }
 }
 
-fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_default()
+fn pretty(v: ValueRef<'_>) -> String {
+    serde_json::to_string_pretty(&v).unwrap_or_default()
 }
 
 /// A fence longer than any backtick run in `text`.

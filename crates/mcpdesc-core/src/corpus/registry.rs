@@ -63,7 +63,7 @@ pub fn check(cat: &Catalogue, fixtures: Option<&Path>) -> Vec<RegistryCheck> {
     let mut targets = Vec::new();
     let mut sections = Vec::new();
     let mut seen = HashSet::new();
-    let mut docs: HashMap<PathBuf, Result<Document, String>> = HashMap::new();
+    let mut docs: HashMap<PathBuf, Result<Document<'static>, String>> = HashMap::new();
 
     for rule in cat.own_rules() {
         let fail = |out: &mut Vec<RegistryFailure>, message: String| {
@@ -136,7 +136,8 @@ pub fn check(cat: &Catalogue, fixtures: Option<&Path>) -> Vec<RegistryCheck> {
                 // A fixture that does not load is fine (serialization rules need them);
                 // only the pointers of loadable fixtures can be resolved.
                 Document::parse(&bytes, format, &Limits::default())
-                    .or_else(|_| Ok(Document::from_value(serde_json::Value::Null)))
+                    .map(Document::into_owned)
+                    .or_else(|_| Ok(Document::from_value(&serde_json::Value::Null)))
             });
             match doc {
                 Err(e) => fail(
@@ -144,9 +145,9 @@ pub fn check(cat: &Catalogue, fixtures: Option<&Path>) -> Vec<RegistryCheck> {
                     format!("{kind} example fixture {} cannot be read: {e}", ex.fixture),
                 ),
                 Ok(doc)
-                    if !doc.value().is_null()
+                    if !doc.root().is_null()
                         && !ex.pointer.is_empty()
-                        && doc.value().pointer(&ex.pointer).is_none() =>
+                        && doc.root().pointer(&ex.pointer).is_none() =>
                 {
                     fail(
                         &mut targets,

@@ -23,7 +23,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::diagnostic::Severity;
-use crate::document::{Document, Format, Limits};
+use crate::document::{Format, Limits, ValueDocument};
 use crate::engine::Report;
 
 /// One expected finding.
@@ -180,12 +180,13 @@ pub struct SidecarError {
 
 /// Reads sidecar text with the crate's own YAML loader. The entries are returned sorted.
 pub fn parse(text: &str) -> Result<Vec<Entry>, SidecarError> {
-    let doc =
-        Document::parse_str(text, Format::Yaml, &Limits::default()).map_err(|e| SidecarError {
+    let doc = ValueDocument::parse_str(text, Format::Yaml, &Limits::default()).map_err(|e| {
+        SidecarError {
             line: e.position.line,
             column: e.position.column,
             message: e.kind.to_string(),
-        })?;
+        }
+    })?;
     let fail = |ptr: &str, message: String| {
         let pos = doc.position(ptr);
         SidecarError {
@@ -292,7 +293,7 @@ fn scalar(s: &str) -> String {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '-' | '~'))
         && !s.starts_with('-');
     if safe {
-        let reread = Document::parse_str(&format!("[{s}]"), Format::Yaml, &Limits::default());
+        let reread = ValueDocument::parse_str(&format!("[{s}]"), Format::Yaml, &Limits::default());
         if matches!(reread.as_ref().map(|d| d.value()), Ok(Value::Array(a)) if a.len() == 1 && a[0] == s)
         {
             return s.to_owned();

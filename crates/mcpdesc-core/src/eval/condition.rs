@@ -4,6 +4,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::checks::CompileCx;
+use crate::document::{Tree, ValueRef};
 use crate::relpath::RelPath;
 use crate::rules::file::{ConditionDef, JsonType};
 use crate::versions::VersionSet;
@@ -24,7 +25,8 @@ pub enum Condition {
 #[derive(Debug, Clone)]
 pub struct ValueTest {
     pub path: RelPath,
-    pub default: Option<Value>,
+    /// The value tested when the path selects nothing; a tree, as tests read document nodes.
+    pub default: Option<Tree<'static>>,
     pub test: Test,
 }
 
@@ -38,10 +40,10 @@ pub enum Test {
 }
 
 impl Test {
-    fn holds(&self, v: &Value) -> bool {
+    fn holds(&self, v: ValueRef<'_>) -> bool {
         match self {
-            Test::Equals(e) => v == e,
-            Test::In(list) => list.contains(v),
+            Test::Equals(e) => v == *e,
+            Test::In(list) => list.iter().any(|e| v == *e),
             Test::Exists(want) => *want,
             Test::Type(types) => types.iter().any(|t| t.matches(v)),
             Test::Matches(re) => v.as_str().is_some_and(|s| re.is_match(s)),
@@ -165,7 +167,7 @@ impl Condition {
         };
         Ok(Condition::Value(Box::new(ValueTest {
             path,
-            default: def.default.clone(),
+            default: def.default.as_ref().map(Tree::from_value),
             test,
         })))
     }
@@ -186,11 +188,11 @@ impl Condition {
     }
 
     /// [`Condition::holds`] for the node at `pointer` whose value is `value`.
-    pub fn holds_at(&self, pointer: &str, value: &Value, cx: &EvalCtx<'_>) -> bool {
+    pub fn holds_at(&self, pointer: &str, value: ValueRef<'_>, cx: &EvalCtx<'_>) -> bool {
         self.eval(pointer, Some(value), cx)
     }
 
-    fn eval(&self, pointer: &str, value: Option<&Value>, cx: &EvalCtx<'_>) -> bool {
+    fn eval(&self, pointer: &str, value: Option<ValueRef<'_>>, cx: &EvalCtx<'_>) -> bool {
         match self {
             Condition::All(cs) => cs.iter().all(|c| c.eval(pointer, value, cx)),
             Condition::Any(cs) => cs.iter().any(|c| c.eval(pointer, value, cx)),
@@ -205,7 +207,7 @@ impl Condition {
                 match path.test_values(cx.root, pointer, value, &mut |v| test.holds(v)) {
                     Some(passed) => passed,
                     None => match (default, test) {
-                        (Some(d), _) => test.holds(d),
+                        (Some(d), _) => test.holds(d.root()),
                         (None, Test::Exists(want)) => !want,
                         (None, _) => false,
                     },

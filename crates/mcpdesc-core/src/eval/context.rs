@@ -7,15 +7,15 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::document::{Document, Limits};
+use crate::document::{Document, Kind, Limits, ValueRef};
 use crate::versions::{Version, VersionList};
 
 use super::scope::ScopeMap;
 
 /// Read-only state of one evaluation, shared by every check.
 pub struct EvalCtx<'d> {
-    pub doc: &'d Document,
-    pub root: &'d Value,
+    pub doc: &'d Document<'d>,
+    pub root: ValueRef<'d>,
     pub versions: &'d VersionList,
     /// The release judging the document.
     pub release: &'d crate::rules::Release,
@@ -102,7 +102,7 @@ pub type MemoKey = (usize, u8);
 /// How many compiled schemas stay in memory. The uses of one schema come close together in the
 /// walk (a tool's schema, then its examples), and keeping every validator of a large document
 /// cost 16 MB of its 103 MB peak for no measurable gain in time.
-const KEEP_SCHEMAS: usize = 256;
+const KEEP_SCHEMAS: usize = 32;
 
 type Outcome = Result<Arc<jsonschema::Validator>, String>;
 
@@ -137,7 +137,7 @@ struct SchemaHashers(RandomState);
 
 impl SchemaHashers {
     /// The key of `schema` and the length of its compact JSON text.
-    fn key(&self, schema: &Value) -> (SchemaKey, u64) {
+    fn key(&self, schema: ValueRef<'_>) -> (SchemaKey, u64) {
         let mut h = self.0.build_hasher();
         let len = feed(schema, &mut h);
         ((h.finish(), len), len)
@@ -146,46 +146,46 @@ impl SchemaHashers {
 
 /// Hashes `value` unambiguously (a tag per kind keeps `"1"` and `1` apart, and strings and
 /// keys are length-prefixed) and returns that text's length in bytes, as `serde_json` writes it.
-fn feed(value: &Value, h: &mut impl Hasher) -> u64 {
-    match value {
-        Value::Null => {
+fn feed(value: ValueRef<'_>, h: &mut impl Hasher) -> u64 {
+    match value.kind() {
+        Kind::Null => {
             h.write_u8(b'n');
             4
         }
-        Value::Bool(v) => {
-            h.write_u8(if *v { b't' } else { b'f' });
-            if *v {
+        Kind::Bool(v) => {
+            h.write_u8(if v { b't' } else { b'f' });
+            if v {
                 4
             } else {
                 5
             }
         }
-        Value::Number(n) => {
+        Kind::Number(n) => {
             let text = n.to_string();
             h.write_u8(b'#');
             h.write(text.as_bytes());
             h.write_u8(b';');
             text.len() as u64
         }
-        Value::String(text) => {
+        Kind::String(text) => {
             h.write_u8(b'"');
             h.write_usize(text.len());
             h.write(text.as_bytes());
             quoted_len(text)
         }
-        Value::Array(items) => {
+        Kind::Array(items) => {
             h.write_u8(b'[');
             let mut len = 2 + items.len().saturating_sub(1) as u64;
-            for item in items {
+            for item in items.iter() {
                 len += feed(item, h);
             }
             h.write_u8(b']');
             len
         }
-        Value::Object(map) => {
+        Kind::Object(map) => {
             h.write_u8(b'{');
             let mut len = 2 + map.len().saturating_sub(1) as u64;
-            for (k, v) in map {
+            for (k, v) in map.iter() {
                 h.write_usize(k.len());
                 h.write(k.as_bytes());
                 len += quoted_len(k) + 1 + feed(v, h);
@@ -229,7 +229,7 @@ impl DocCache {
     pub fn compile_at(
         &self,
         pointer: &str,
-        schema: &Value,
+        schema: ValueRef<'_>,
         build: impl FnOnce(&Value) -> Result<jsonschema::Validator, String>,
     ) -> Compiled {
         let (key, len) = self.hashers.key(schema);
@@ -244,7 +244,7 @@ impl DocCache {
         }
         // Compiled outside the lock: compiling is most of the cost, and other threads may
         // need other schemas meanwhile.
-        let built = build(schema).map(Arc::new);
+        let built = build(&schema.to_value()).map(Arc::new);
         lock(&self.schemas).insert(key, built.clone());
         lock(&self.seen).insert(key);
         match built {
@@ -325,17 +325,19 @@ impl DocCache {
 }
 
 /// Short JSON text of `value` for messages.
-pub fn excerpt(value: &Value) -> String {
+pub fn excerpt(value: ValueRef<'_>) -> String {
+    match value.as_str() {
+        Some(s) => excerpt_str(s),
+        None => excerpt_str(&value.to_string()),
+    }
+}
+
+/// [`excerpt`] of a string (a key, or a string value).
+pub fn excerpt_str(text: &str) -> String {
     const MAX: usize = 80;
-    let text = match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    if text.chars().count() > MAX {
-        let cut: String = text.chars().take(MAX).collect();
-        format!("{cut}…")
-    } else {
-        text
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
     }
 }
 
@@ -358,7 +360,12 @@ mod tests {
             json!({}),
             json!({"type": "object", "properties": {"a\tb": {"enum": [1, "x", null, [true]]}}}),
         ] {
-            assert_eq!(cache.hashers.key(&v).1, v.to_string().len() as u64, "{v}");
+            let tree = crate::document::Tree::from_value(&v);
+            assert_eq!(
+                cache.hashers.key(tree.root()).1,
+                v.to_string().len() as u64,
+                "{v}"
+            );
         }
     }
 
@@ -372,7 +379,8 @@ mod tests {
         let builds = std::cell::Cell::new(0);
         let compile = |i: usize| {
             let schema = json!({"type": "object", "title": i.to_string()});
-            cache.compile_at("", &schema, |s| {
+            let tree = crate::document::Tree::from_value(&schema);
+            cache.compile_at("", tree.root(), |s| {
                 builds.set(builds.get() + 1);
                 jsonschema::validator_for(s).map_err(|e| e.to_string())
             })
@@ -399,7 +407,12 @@ mod tests {
     #[test]
     fn equal_schemas_share_a_key_and_kinds_stay_apart() {
         let cache = DocCache::default();
-        let key = |v: Value| cache.hashers.key(&v).0;
+        let key = |v: Value| {
+            cache
+                .hashers
+                .key(crate::document::Tree::from_value(&v).root())
+                .0
+        };
         assert_eq!(key(json!({"a": [1, "b"]})), key(json!({"a": [1, "b"]})));
         assert_ne!(key(json!({"a": 1})), key(json!({"a": "1"})));
         assert_ne!(key(json!(["ab"])), key(json!(["a", "b"])));

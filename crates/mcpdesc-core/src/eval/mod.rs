@@ -12,11 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use serde_json::Value;
-
 use crate::checks::Node;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::document::{pointer, Document, Limits, LoadError};
+use crate::document::{pointer, Document, Limits, LoadError, Tree, ValueRef};
 use crate::path::PathSet;
 use crate::rules::file::Enforcement;
 use crate::rules::{Catalogue, Rule};
@@ -101,7 +99,7 @@ struct Raw {
 
 pub(crate) fn evaluate(
     cat: &Catalogue,
-    doc: &Document,
+    doc: &Document<'_>,
     sel: &Selection,
     limits: &Limits,
 ) -> Vec<Diagnostic> {
@@ -121,7 +119,7 @@ pub(crate) fn evaluate(
 /// Evaluates on `threads` threads; also tells whether an evaluation limit was met.
 fn evaluate_on(
     cat: &Catalogue,
-    doc: &Document,
+    doc: &Document<'_>,
     sel: &Selection,
     limits: &Limits,
     threads: usize,
@@ -134,28 +132,29 @@ fn evaluate_on(
         cat.references
             .as_ref()
             .filter(|_| kind == DocumentKind::Description)
-            .and_then(|r| r.substitute_within(doc.value(), limits, &cache))
+            .and_then(|r| r.substitute_within(doc.root(), limits, &cache))
+            .map(|value| Tree::from_value(&value))
     };
     let scope_config = match kind {
         DocumentKind::Description => &cat.scope,
         DocumentKind::Traffic => &cat.traffic_scope,
     };
-    let scopes_of = |root: &Value| ScopeMap::compute(root, scope_config, &cat.versions);
+    let scopes_of = |root: ValueRef<'_>| ScopeMap::compute(root, scope_config, &cat.versions);
     // With several threads, the scopes are computed while references are looked for; most
     // documents have none, and the scopes of the source are then the ones needed.
     let (substituted, scopes) = if threads > 1 {
-        let (source_scopes, substituted) = rayon::join(|| scopes_of(doc.value()), substitute);
+        let (source_scopes, substituted) = rayon::join(|| scopes_of(doc.root()), substitute);
         let scopes = match &substituted {
-            Some(root) => scopes_of(root),
+            Some(tree) => scopes_of(tree.root()),
             None => source_scopes,
         };
         (substituted, scopes)
     } else {
         let substituted = substitute();
-        let scopes = scopes_of(substituted.as_ref().unwrap_or(doc.value()));
+        let scopes = scopes_of(substituted.as_ref().map_or(doc.root(), Tree::root));
         (substituted, scopes)
     };
-    let root = substituted.as_ref().unwrap_or(doc.value());
+    let root = substituted.as_ref().map_or(doc.root(), Tree::root);
     let filter = sel.versions.unwrap_or(cat.versions.all());
     let base = EvalCtx {
         doc,
@@ -198,8 +197,8 @@ fn evaluate_on(
 const PARALLEL_NODES: usize = 20_000;
 
 /// The threads to evaluate (and free) `doc` on.
-pub(crate) fn threads_for(doc: &Document) -> usize {
-    if doc.spans().len() >= PARALLEL_NODES {
+pub(crate) fn threads_for(doc: &Document<'_>) -> usize {
+    if doc.len() >= PARALLEL_NODES {
         rayon::current_num_threads()
     } else {
         1
@@ -319,7 +318,7 @@ fn limit_rule<'c>(
 /// the rule that claims input-limit failures; without one, under the limit's own name.
 fn limit_diagnostics(
     cat: &Catalogue,
-    doc: &Document,
+    doc: &Document<'_>,
     exceeded: Vec<LimitExceeded>,
 ) -> Vec<Diagnostic> {
     let mut out: Vec<(&'static str, usize, Diagnostic)> = Vec::new();
@@ -332,7 +331,7 @@ fn limit_diagnostics(
             *n += 1;
             continue;
         }
-        let pos = doc.spans().key_position(doc.value(), &e.pointer);
+        let pos = doc.key_position(&e.pointer);
         let (rule, severity) = match limit_rule(cat, e.limit, e.value) {
             Some((r, sev)) => (r.def.id.clone(), sev),
             None => (e.limit.to_owned(), Severity::Error),
@@ -428,7 +427,7 @@ fn common_param(f: &Finding, name: &str, cx: &EvalCtx<'_>) -> Option<String> {
 }
 
 /// Merges findings that differ only in their version, and fixes severities per version.
-fn merge(cat: &Catalogue, doc: &Document, raws: Vec<Raw>) -> Vec<Diagnostic> {
+fn merge(cat: &Catalogue, doc: &Document<'_>, raws: Vec<Raw>) -> Vec<Diagnostic> {
     let mut order: Vec<(usize, String, String)> = Vec::new();
     let mut merged: HashMap<(usize, String, String), VersionSet> = HashMap::new();
     for r in raws {
@@ -457,7 +456,7 @@ fn merge(cat: &Catalogue, doc: &Document, raws: Vec<Raw>) -> Vec<Diagnostic> {
                     (warned, Severity::Warning),
                 ]
             };
-        let pos = doc.spans().key_position(doc.value(), &ptr);
+        let pos = doc.key_position(&ptr);
         for (set, sev) in groups {
             if set.is_empty() && !versions.is_empty() {
                 continue;

@@ -2,9 +2,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
-use crate::document::pointer;
+use crate::document::{pointer, ValueRef};
 use crate::path::JsonPath;
 use crate::versions::{VersionList, VersionSet};
 
@@ -39,7 +37,7 @@ fn depth(ptr: &str) -> usize {
 }
 
 /// The versions named in a scope list; `None` when the value is not an array.
-fn parse_list(value: &Value, versions: &VersionList) -> Option<VersionSet> {
+fn parse_list(value: ValueRef<'_>, versions: &VersionList) -> Option<VersionSet> {
     let items = value.as_array()?;
     Some(
         items
@@ -50,7 +48,7 @@ fn parse_list(value: &Value, versions: &VersionList) -> Option<VersionSet> {
 }
 
 impl ScopeMap {
-    pub fn compute(root: &Value, config: &ScopeConfig, versions: &VersionList) -> ScopeMap {
+    pub fn compute(root: ValueRef<'_>, config: &ScopeConfig, versions: &VersionList) -> ScopeMap {
         let declared = config
             .root
             .select(root)

@@ -24,21 +24,21 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::document::Limits;
+use crate::document::{Kind, Limits, ValueRef};
 use crate::path::JsonPath;
 
 use super::context::DocCache;
 
 /// How far following a chain of references got.
 enum Resolution<'v> {
-    Resolved(&'v Value),
+    Resolved(ValueRef<'v>),
     Unresolved,
     /// The chain was still going after `max-reference-chain` hops.
     TooLong,
 }
 
 /// Nodes in `value`, counting no further than `budget + 1`.
-fn nodes_within(value: &Value, budget: u64) -> u64 {
+fn nodes_within(value: ValueRef<'_>, budget: u64) -> u64 {
     let mut count = 0u64;
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
@@ -46,9 +46,9 @@ fn nodes_within(value: &Value, budget: u64) -> u64 {
         if count > budget {
             break;
         }
-        match v {
-            Value::Array(items) => stack.extend(items.iter()),
-            Value::Object(map) => stack.extend(map.values()),
+        match v.kind() {
+            Kind::Array(items) => stack.extend(items.iter()),
+            Kind::Object(map) => stack.extend(map.values()),
             _ => {}
         }
     }
@@ -67,7 +67,7 @@ pub struct ReferenceConfig {
 
 impl ReferenceConfig {
     /// The reference text of `value` when it is a pure reference this configuration follows.
-    fn reference<'v>(&self, value: &'v Value) -> Option<&'v str> {
+    fn reference<'v>(&self, value: ValueRef<'v>) -> Option<&'v str> {
         let obj = value.as_object()?;
         if obj.len() != 1 {
             return None;
@@ -81,7 +81,7 @@ impl ReferenceConfig {
     /// Follows at most `max_chain` hops.
     fn resolve<'v>(
         &self,
-        root: &'v Value,
+        root: ValueRef<'v>,
         sites: &HashMap<String, &[String]>,
         site: &str,
         text: &str,
@@ -116,7 +116,7 @@ impl ReferenceConfig {
 
     /// A copy of `root` with every resolvable reference at a use site replaced by its value;
     /// `None` when there is nothing to replace.
-    pub fn substitute(&self, root: &Value) -> Option<Value> {
+    pub fn substitute(&self, root: ValueRef<'_>) -> Option<Value> {
         self.substitute_within(root, &Limits::default(), &DocCache::default())
     }
 
@@ -126,7 +126,7 @@ impl ReferenceConfig {
     /// document up. A limit met is recorded in `cache`; the site stays as written.
     pub fn substitute_within(
         &self,
-        root: &Value,
+        root: ValueRef<'_>,
         limits: &Limits,
         cache: &DocCache,
     ) -> Option<Value> {
@@ -142,21 +142,20 @@ impl ReferenceConfig {
         let max_chain = self.max_chain.min(engine_chain);
         let mut added = 0u64;
         let mut sites: HashMap<String, &[String]> = HashMap::new();
-        let mut order: Vec<String> = Vec::new();
+        let mut order: Vec<(String, ValueRef<'_>)> = Vec::new();
         for (path, allowed) in &self.sites {
             for s in path.select(root) {
                 if !sites.contains_key(&s.pointer) {
-                    order.push(s.pointer.clone());
+                    order.push((s.pointer.clone(), s.value));
                 }
                 sites.insert(s.pointer, allowed.as_slice());
             }
         }
-        let mut replacements: Vec<(String, Value)> = Vec::new();
-        for ptr in &order {
-            let Some(node) = root.pointer(ptr) else {
-                continue;
-            };
-            let Some(text) = self.reference(node) else {
+        // By node: a pure reference holds only a string, so no replaced node is inside
+        // another, and the copy can be made in one walk.
+        let mut replacements: Vec<(u32, ValueRef<'_>)> = Vec::new();
+        for (ptr, node) in &order {
+            let Some(text) = self.reference(*node) else {
                 continue;
             };
             match self.resolve(root, &sites, ptr, text, max_chain) {
@@ -168,7 +167,7 @@ impl ReferenceConfig {
                         break;
                     }
                     added += size;
-                    replacements.push((ptr.clone(), value.clone()));
+                    replacements.push((node.id(), value));
                 }
                 Resolution::TooLong if engine_chain <= self.max_chain => {
                     cache.exceeded("max-reference-chain", limits.max_reference_chain, ptr);
@@ -179,20 +178,47 @@ impl ReferenceConfig {
         if replacements.is_empty() {
             return None;
         }
-        let mut out = root.clone();
-        for (ptr, value) in replacements {
-            if let Some(slot) = out.pointer_mut(&ptr) {
-                *slot = value;
+        replacements.sort_unstable_by_key(|&(id, _)| id);
+        Some(copy_replacing(root, &replacements))
+    }
+}
+
+/// `value` as a `serde_json` value, with each node of `replacements` (sorted by node id)
+/// replaced by a copy of its target as written.
+fn copy_replacing(value: ValueRef<'_>, replacements: &[(u32, ValueRef<'_>)]) -> Value {
+    match value.kind() {
+        Kind::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| copy_replacing(v, replacements))
+                .collect(),
+        ),
+        Kind::Object(map) => {
+            // Only a pure reference (one member) is ever replaced.
+            if map.len() == 1 {
+                if let Ok(i) = replacements.binary_search_by_key(&value.id(), |&(id, _)| id) {
+                    return replacements[i].1.to_value();
+                }
             }
+            Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.to_owned(), copy_replacing(v, replacements)))
+                    .collect(),
+            )
         }
-        Some(out)
+        _ => value.to_value(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::Tree;
     use serde_json::json;
+
+    fn substitute(config: &ReferenceConfig, doc: &Value) -> Option<Value> {
+        config.substitute(Tree::from_value(doc).root())
+    }
 
     fn config() -> ReferenceConfig {
         ReferenceConfig {
@@ -224,7 +250,7 @@ mod tests {
                 {"$ref": "https://elsewhere"}
             ]
         });
-        let out = config().substitute(&doc).expect("something replaced");
+        let out = substitute(&config(), &doc).expect("something replaced");
         assert_eq!(out["uses"][0], json!({"v": 1}));
         assert_eq!(out["defs"]["a"]["alias"], json!({"v": 1}));
         assert_eq!(out["uses"][1], doc["uses"][1]);
@@ -239,7 +265,7 @@ mod tests {
             "defs": {"a": {"p": {"$ref": "#/defs/a/q"}, "q": {"$ref": "#/defs/a/p"}}},
             "uses": [{"$ref": "#/defs/a/p"}]
         });
-        assert!(config().substitute(&doc).is_none());
+        assert!(substitute(&config(), &doc).is_none());
         let mut a = serde_json::Map::new();
         for i in 0..20 {
             a.insert(
@@ -249,14 +275,41 @@ mod tests {
         }
         a.insert("n20".into(), json!("end"));
         let doc = json!({"defs": {"a": a}, "uses": [{"$ref": "#/defs/a/n0"}]});
-        let out = config().substitute(&doc).expect("short chains resolve");
+        let out = substitute(&config(), &doc).expect("short chains resolve");
         assert_eq!(out["uses"][0], doc["uses"][0]);
         assert_eq!(out["defs"]["a"]["n19"], json!("end"));
     }
 
     #[test]
+    fn the_copy_keeps_the_rest_in_order_and_copies_stay_within_max_nodes() {
+        let doc = json!({
+            "z": [1, {"k": null}],
+            "defs": {"a": {"x": {"v": [1, 2]}}},
+            "uses": [{"$ref": "#/defs/a/x"}, {"$ref": "#/defs/a/x"}],
+            "a": "end"
+        });
+        let tree = Tree::from_value(&doc);
+        let limits = Limits {
+            max_nodes: 6,
+            ..Limits::default()
+        };
+        let cache = DocCache::with_limits(&limits);
+        let out = config()
+            .substitute_within(tree.root(), &limits, &cache)
+            .expect("the first fits");
+        assert_eq!(
+            out.to_string(),
+            r##"{"z":[1,{"k":null}],"defs":{"a":{"x":{"v":[1,2]}}},"uses":[{"v":[1,2]},{"$ref":"#/defs/a/x"}],"a":"end"}"##
+        );
+        let exceeded = cache.take_exceeded();
+        assert_eq!(exceeded.len(), 1);
+        assert_eq!(exceeded[0].limit, "max-nodes");
+        assert_eq!(exceeded[0].pointer, "/uses/1");
+    }
+
+    #[test]
     fn nothing_to_replace() {
         let doc = json!({"uses": [{"v": 1}]});
-        assert!(config().substitute(&doc).is_none());
+        assert!(substitute(&config(), &doc).is_none());
     }
 }

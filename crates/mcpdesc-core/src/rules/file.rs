@@ -7,6 +7,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::document::{Kind, ValueRef};
+
 /// One YAML file under the rules directory: the catalogue, rules, or both.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -825,7 +827,7 @@ impl JsonType {
         }
     }
 
-    pub fn matches(self, value: &Value) -> bool {
+    pub fn matches(self, value: ValueRef<'_>) -> bool {
         match self {
             JsonType::Object => value.is_object(),
             JsonType::Array => value.is_array(),
@@ -840,15 +842,15 @@ impl JsonType {
     }
 
     /// The JSON type name of `value` (numbers without fraction are "integer").
-    pub fn of(value: &Value) -> JsonType {
-        match value {
-            Value::Object(_) => JsonType::Object,
-            Value::Array(_) => JsonType::Array,
-            Value::String(_) => JsonType::String,
-            Value::Bool(_) => JsonType::Boolean,
-            Value::Null => JsonType::Null,
-            Value::Number(_) if JsonType::Integer.matches(value) => JsonType::Integer,
-            Value::Number(_) => JsonType::Number,
+    pub fn of(value: ValueRef<'_>) -> JsonType {
+        match value.kind() {
+            Kind::Object(_) => JsonType::Object,
+            Kind::Array(_) => JsonType::Array,
+            Kind::String(_) => JsonType::String,
+            Kind::Bool(_) => JsonType::Boolean,
+            Kind::Null => JsonType::Null,
+            Kind::Number(_) if JsonType::Integer.matches(value) => JsonType::Integer,
+            Kind::Number(_) => JsonType::Number,
         }
     }
 }

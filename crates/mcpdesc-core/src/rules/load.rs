@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::document::{pointer, Document, Format, Limits};
+use crate::document::{pointer, Format, Limits, ValueDocument};
 
 use super::embedded;
 use super::releases::CatalogueSet;
@@ -42,7 +42,7 @@ type Source<'a> = (&'a String, &'a str, Option<&'static [u8]>);
 
 /// Parses every rule file, in order: from its build-time snapshot where there is one, else
 /// from its text.
-fn parse_all(files: &[Source<'_>]) -> Vec<Result<Document, crate::document::LoadError>> {
+fn parse_all(files: &[Source<'_>]) -> Vec<Result<ValueDocument, crate::document::LoadError>> {
     in_parallel(
         files,
         |(_, text, _)| text.len(),
@@ -50,9 +50,9 @@ fn parse_all(files: &[Source<'_>]) -> Vec<Result<Document, crate::document::Load
             chunk
                 .iter()
                 .map(
-                    |(_, text, snapshot)| match snapshot.and_then(Document::from_snapshot) {
+                    |(_, text, snapshot)| match snapshot.and_then(ValueDocument::from_snapshot) {
                         Some(doc) => Ok(doc),
-                        None => Document::parse_str(text, Format::Yaml, &Limits::default()),
+                        None => ValueDocument::parse_str(text, Format::Yaml, &Limits::default()),
                     },
                 )
                 .collect()
@@ -466,7 +466,7 @@ pub(super) struct ParsedFile {
     pub path: String,
     /// Size of the source text, to share compilation work evenly.
     pub text_len: usize,
-    pub doc: Document,
+    pub doc: ValueDocument,
 }
 
 impl ParsedFile {
@@ -522,7 +522,7 @@ pub(super) struct Problems(pub Vec<RuleProblem>);
 impl Problems {
     /// A problem at `ptr` of `file` (at the member's key when it has one).
     pub fn push(&mut self, file: &ParsedFile, ptr: &str, message: impl Into<String>) {
-        let pos = file.doc.spans().key_position(file.doc.value(), ptr);
+        let pos = file.doc.key_position(ptr);
         self.push_at(&file.path, pos.line, pos.column, message);
     }
 

@@ -82,7 +82,7 @@ impl Catalogue {
     /// The effective protocol-version scope of every declaration of a description whose
     /// value is `root`, by the catalogue's scope model (as the evaluator computes it before
     /// references are substituted).
-    pub fn scopes(&self, root: &serde_json::Value) -> crate::eval::scope::ScopeMap {
+    pub fn scopes(&self, root: crate::document::ValueRef<'_>) -> crate::eval::scope::ScopeMap {
         crate::eval::scope::ScopeMap::compute(root, &self.scope, &self.versions)
     }
 
@@ -91,14 +91,14 @@ impl Catalogue {
     /// callers comparing a description with something else compare what rules judge.
     pub fn resolve_references(
         &self,
-        root: &serde_json::Value,
+        root: crate::document::ValueRef<'_>,
         limits: &crate::Limits,
     ) -> serde_json::Value {
         let cache = crate::eval::context::DocCache::with_limits(limits);
         self.references
             .as_ref()
             .and_then(|r| r.substitute_within(root, limits, &cache))
-            .unwrap_or_else(|| root.clone())
+            .unwrap_or_else(|| root.to_value())
     }
 
     /// The rules this release defines itself (added or replaced here): the rules whose

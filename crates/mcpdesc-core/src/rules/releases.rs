@@ -228,7 +228,16 @@ impl CatalogueSet {
 
     /// The release a document's declared specification version chooses, or the default
     /// release when it declares none the set serves (its version rule then says so).
-    pub fn for_document(&self, root: &Value) -> &Arc<Catalogue> {
+    pub fn for_document(&self, root: crate::document::ValueRef<'_>) -> &Arc<Catalogue> {
+        self.for_declared(|p| root.pointer(p).and_then(|v| v.as_str()))
+    }
+
+    /// [`CatalogueSet::for_document`] for a document held as a value.
+    pub fn for_value(&self, root: &Value) -> &Arc<Catalogue> {
+        self.for_declared(|p| root.pointer(p).and_then(Value::as_str))
+    }
+
+    fn for_declared<'v>(&self, at: impl Fn(&str) -> Option<&'v str>) -> &Arc<Catalogue> {
         if self.releases.len() == 1 {
             return &self.releases[0];
         }
@@ -241,7 +250,7 @@ impl CatalogueSet {
                 continue;
             }
             pointers.push(p);
-            let declared = root.pointer(p).and_then(Value::as_str);
+            let declared = at(p);
             if let Some(found) = declared
                 .and_then(|t| semver::Version::parse(t).ok())
                 .and_then(|v| self.serving(&v))

@@ -1,11 +1,12 @@
 //! Classifies, correlates and dates the messages of a capture (see the module table).
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::{TrafficConfig, SCOPE_MEMBER};
-use crate::relpath::RelPath;
+use super::{MessagePath, TrafficConfig, SCOPE_MEMBER};
+use crate::document::Tree;
 use crate::rules::file::MessageKind;
 use MessageKind::{Error as ErrorKind, Notification, Request, Result as ResultKind};
 
@@ -53,11 +54,34 @@ fn reverse(dir: &str) -> Option<&'static str> {
     }
 }
 
-fn string_at(path: &RelPath, msg: &Value) -> Option<String> {
-    path.values_from(msg, "", msg)
+/// The first string `path` selects from `msg`. `compact` keeps the tree of `msg` made for a
+/// path that cannot be read in place, for the other paths of the same message.
+fn string_at(path: &MessagePath, msg: &Value, compact: &OnceCell<Tree<'static>>) -> Option<String> {
+    if let Some(tokens) = &path.tokens {
+        return in_place(msg, tokens)
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+    }
+    let msg = compact.get_or_init(|| Tree::from_value(msg)).root();
+    path.path
+        .values_from(msg, "", msg)
         .first()
         .and_then(|v| v.as_str())
         .map(str::to_owned)
+}
+
+/// Follows `tokens` from `start` as a singular relative path does (a token is an array index
+/// when the node is an array).
+fn in_place<'v>(start: &'v Value, tokens: &[String]) -> Option<&'v Value> {
+    let mut value = start;
+    for t in tokens {
+        value = match value {
+            Value::Object(m) => m.get(t)?,
+            Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i))?,
+            _ => return None,
+        };
+    }
+    Some(value)
 }
 
 /// What is known of a request while its response is awaited.
@@ -99,23 +123,19 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
     for i in 0..entries.len() {
         let kind = kinds[i];
         let msg = entries[i].get("msg").unwrap_or(&null);
+        let compact = OnceCell::new();
+        let read = |path: &MessagePath| string_at(path, msg, &compact);
         match kind {
             Kind::Message(Request | Notification) => {
                 let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
-                let own = config
-                    .message_version
-                    .as_ref()
-                    .and_then(|p| string_at(p, msg));
+                let own = config.message_version.as_ref().and_then(read);
                 let is_handshake = kind == Kind::Message(Request)
                     && config
                         .handshake
                         .as_ref()
                         .is_some_and(|h| method.as_deref() == Some(h.method.as_str()));
                 let requested = if is_handshake {
-                    config
-                        .handshake
-                        .as_ref()
-                        .and_then(|h| string_at(&h.requested, msg))
+                    config.handshake.as_ref().and_then(|h| read(&h.requested))
                 } else {
                     None
                 };
@@ -161,10 +181,8 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
                         let negotiated =
                             handshakes.contains(&req.index) && kind == Kind::Message(ResultKind);
                         if negotiated {
-                            if let Some(v) = config
-                                .handshake
-                                .as_ref()
-                                .and_then(|h| string_at(&h.negotiated, msg))
+                            if let Some(v) =
+                                config.handshake.as_ref().and_then(|h| read(&h.negotiated))
                             {
                                 versions[req.index] = Some(v.clone());
                                 current = Some(v);
@@ -212,7 +230,7 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{Document, Format, Limits};
+    use crate::document::{Format, Limits, ValueDocument};
     use crate::rules::file::{HandshakeDef, TrafficDef};
 
     fn config() -> TrafficConfig {
@@ -228,7 +246,7 @@ mod tests {
     }
 
     fn annotated(text: &str) -> Value {
-        let doc = Document::parse_str(text, Format::Capture, &Limits::default()).unwrap();
+        let doc = ValueDocument::parse_str(text, Format::Capture, &Limits::default()).unwrap();
         let mut v = doc.into_value();
         annotate(&mut v, &config(), None);
         v
@@ -262,6 +280,41 @@ mod tests {
     }
 
     #[test]
+    fn paths_read_in_place_as_from_a_tree() {
+        let msg = serde_json::json!({
+            "id": 1,
+            "params": {"v": "a", "list": ["x", {"v": "b"}], "0": "zero", "n": 3}
+        });
+        for (text, in_place, want) in [
+            ("@.params.v", true, Some("a")),
+            ("$.params.v", true, Some("a")),
+            ("@['params']['list'][0]", true, Some("x")),
+            ("@.params.list[1].v", true, Some("b")),
+            ("@.params['0']", true, Some("zero")),
+            ("@.params.n", true, None),
+            ("@.params.missing", true, None),
+            ("@.params.list[-1].v", false, Some("b")),
+            ("@..v", false, Some("a")),
+            ("params", false, None),
+            ("^.params.v", false, None),
+        ] {
+            let path = MessagePath::compile(text).unwrap();
+            assert_eq!(path.tokens.is_some(), in_place, "{text}");
+            let read = string_at(&path, &msg, &OnceCell::new());
+            assert_eq!(read.as_deref(), want, "{text}");
+            let from_tree = MessagePath {
+                tokens: None,
+                ..path
+            };
+            assert_eq!(
+                string_at(&from_tree, &msg, &OnceCell::new()),
+                read,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
     fn framing_problems_are_entries_with_lines() {
         let v = annotated("not json\n{\"jsonrpc\":\"2.0\",\n\"method\":\"n\"}\n7\n");
         let m = v["messages"].as_array().unwrap();
@@ -288,10 +341,20 @@ mod tests {
     #[test]
     fn positions_point_into_the_capture() {
         let text = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"dir\":\"c2s\",\"msg\":{\"jsonrpc\":\"2.0\",\"method\":\"b\",\n\"params\":{}}}\n";
-        let doc = Document::parse_str(text, Format::Capture, &Limits::default()).unwrap();
+        let mut doc = ValueDocument::parse_str(text, Format::Capture, &Limits::default()).unwrap();
         assert_eq!(doc.position("/messages/0/msg/method").line, 1);
         // The second message spans two lines, so a framing entry comes before it.
         assert_eq!(doc.value()["messages"][1]["framing"], "embedded-newline");
+        let p = doc.position("/messages/2/msg/method");
+        assert_eq!((p.line, p.column), (2, 46));
+        assert_eq!(doc.position("/messages/2/msg/params").line, 3);
+        // Annotated, then compacted for evaluation: the positions stay those of the capture.
+        annotate(doc.value_mut(), &config(), None);
+        let doc = doc.into_document();
+        assert_eq!(
+            doc.root().pointer("/messages/2/kind").unwrap(),
+            "notification"
+        );
         let p = doc.position("/messages/2/msg/method");
         assert_eq!((p.line, p.column), (2, 46));
         assert_eq!(doc.position("/messages/2/msg/params").line, 3);

@@ -60,22 +60,44 @@ pub const SCOPE_MEMBER: &str = "protocolVersions";
 /// The compiled `traffic` section of the catalogue.
 #[derive(Debug, Clone, Default)]
 pub struct TrafficConfig {
-    pub message_version: Option<RelPath>,
+    pub message_version: Option<MessagePath>,
     pub handshake: Option<Handshake>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Handshake {
     pub method: String,
-    pub requested: RelPath,
-    pub negotiated: RelPath,
+    pub requested: MessagePath,
+    pub negotiated: MessagePath,
+}
+
+/// A relative path read from a message, with the message as the node and the root.
+#[derive(Debug, Clone)]
+pub struct MessagePath {
+    pub path: RelPath,
+    /// For a singular path that starts at the message (`@…` or `$…`), its reference tokens:
+    /// messages are annotated while still `serde_json` values, and such a path is then read in
+    /// place rather than from a tree made of the message.
+    pub(crate) tokens: Option<Vec<String>>,
+}
+
+impl MessagePath {
+    pub fn compile(text: &str) -> Result<MessagePath, crate::path::PathError> {
+        let path = RelPath::compile(text)?;
+        let tokens = text
+            .strip_prefix('@')
+            .or_else(|| text.strip_prefix('$'))
+            .and_then(|rest| JsonPath::compile(&format!("${rest}")).ok())
+            .and_then(|q| q.singular_tokens().map(<[String]>::to_vec));
+        Ok(MessagePath { path, tokens })
+    }
 }
 
 impl TrafficConfig {
     /// Compiles the section; errors name the member (a JSON Pointer below `traffic`).
     pub fn compile(def: &TrafficDef) -> Result<TrafficConfig, (String, String)> {
         let rel = |text: &str, at: &str| {
-            RelPath::compile(text).map_err(|e| (at.to_owned(), e.to_string()))
+            MessagePath::compile(text).map_err(|e| (at.to_owned(), e.to_string()))
         };
         Ok(TrafficConfig {
             message_version: def

@@ -114,11 +114,12 @@ impl CorpusFile {
 
     /// Decodes the file with the crate's own loader; a corpus document that does not load is
     /// a harness failure.
-    pub fn load(&self) -> Document {
+    pub fn load(&self) -> Document<'static> {
         let bytes = std::fs::read(&self.path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", self.path.display()));
         Document::parse(&bytes, self.format(), &Limits::default())
             .unwrap_or_else(|e| panic!("{} does not load: {e}", self.key()))
+            .into_owned()
     }
 }
 
@@ -192,7 +193,7 @@ pub fn read_expectations(path: &Path) -> Vec<Expectation> {
     };
     let doc = Document::parse_str(&text, Format::Yaml, &Limits::default())
         .unwrap_or_else(|e| panic!("{} is not valid YAML: {e}", path.display()));
-    let value = doc.value().clone();
+    let value = doc.to_value();
     if value.is_null() {
         return Vec::new();
     }

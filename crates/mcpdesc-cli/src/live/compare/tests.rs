@@ -25,8 +25,8 @@ fn served(version: &str, caps: Value, tools: Value) -> ServerReport {
 fn run(text: &str, reports: &[ServerReport]) -> Vec<Diagnostic> {
     let engine = engine();
     let doc = Document::parse_str(text, Format::Json, &Limits::default()).unwrap();
-    let cat = engine.catalogue_for(doc.value());
-    let resolved = cat.resolve_references(doc.value(), &Limits::default());
+    let cat = engine.catalogue_for(doc.root());
+    let resolved = cat.resolve_references(doc.root(), &Limits::default());
     let live = cat.def.live.as_ref().unwrap();
     compare(
         cat,

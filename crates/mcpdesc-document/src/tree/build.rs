@@ -1,0 +1,204 @@
+//! Building a [`Tree`] bottom-up, as a loader reads its input.
+//!
+//! A loader reports each scalar when read and each container when it closes; completed
+//! children wait on shared stacks until their container closes and are then stored once, at
+//! their final place, so no container is ever grown by doubling.
+
+use std::borrow::Cow;
+
+use serde_json::Number;
+
+use super::{Member, NodeData, Positions, StrRef, Tag, Tree, DECODED_BIT};
+use crate::sink::Sink;
+
+/// Objects with more members than this also store their members sorted by key, for lookups
+/// by binary search.
+pub(crate) const LINEAR_MEMBERS: usize = 16;
+
+pub(crate) struct Builder<'t> {
+    text: &'t str,
+    decoded: String,
+    nodes: Vec<NodeData>,
+    members: Vec<Member>,
+    elements: Vec<u32>,
+    numbers: Vec<Number>,
+    /// Completed children of the open containers, innermost last.
+    pending: Vec<u32>,
+    /// Keys (with their positions) of the open objects' members, innermost last.
+    keys: Vec<(StrRef, u32)>,
+}
+
+/// Where an open container's children start on the builder's stacks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mark {
+    pending: usize,
+    keys: usize,
+    pos: u32,
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl<'t> Builder<'t> {
+    /// A builder borrowing strings from `text`; `nodes_hint` sizes the node array.
+    pub(crate) fn new(text: &'t str, nodes_hint: usize) -> Builder<'t> {
+        Builder {
+            text,
+            decoded: String::new(),
+            nodes: Vec::with_capacity(nodes_hint),
+            members: Vec::with_capacity(nodes_hint / 2),
+            elements: Vec::new(),
+            numbers: Vec::new(),
+            pending: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// A reference to `s`: into the source when `s` is a slice of it, else a decoded copy.
+    pub(crate) fn str_ref(&mut self, s: &str) -> StrRef {
+        let base = self.text.as_ptr() as usize;
+        let at = s.as_ptr() as usize;
+        if !s.is_empty() && at >= base && at + s.len() <= base + self.text.len() {
+            return StrRef {
+                start: to_u32(at - base),
+                len: to_u32(s.len()),
+            };
+        }
+        let start = to_u32(self.decoded.len());
+        self.decoded.push_str(s);
+        StrRef {
+            start,
+            len: to_u32(s.len()) | DECODED_BIT,
+        }
+    }
+
+    fn push(&mut self, tag: Tag, a: u32, b: u32, pos: u32) {
+        let id = to_u32(self.nodes.len());
+        self.nodes.push(NodeData { tag, pos, a, b });
+        self.pending.push(id);
+    }
+
+    fn str_of(&self, s: StrRef) -> &str {
+        let (buf, len) = if s.len & DECODED_BIT != 0 {
+            (self.decoded.as_str(), s.len & !DECODED_BIT)
+        } else {
+            (self.text, s.len)
+        };
+        let start = s.start as usize;
+        buf.get(start..start + len as usize).unwrap_or("")
+    }
+
+    /// The tree, its root the last value completed.
+    pub(crate) fn finish(mut self, positions: Positions) -> Tree<'t> {
+        let root = self.pending.pop().unwrap_or_else(|| {
+            self.nodes.push(NodeData {
+                tag: Tag::Null,
+                pos: super::NO_POS,
+                a: 0,
+                b: 0,
+            });
+            to_u32(self.nodes.len() - 1)
+        });
+        self.nodes.shrink_to_fit();
+        self.members.shrink_to_fit();
+        self.elements.shrink_to_fit();
+        self.numbers.shrink_to_fit();
+        self.decoded.shrink_to_fit();
+        Tree {
+            text: Cow::Borrowed(self.text),
+            decoded: self.decoded,
+            nodes: self.nodes,
+            members: self.members,
+            elements: self.elements,
+            numbers: self.numbers,
+            positions,
+            root,
+        }
+    }
+}
+
+impl Sink for Builder<'_> {
+    type Mark = Mark;
+
+    fn null(&mut self, pos: u32) {
+        self.push(Tag::Null, 0, 0, pos);
+    }
+
+    fn bool(&mut self, value: bool, pos: u32) {
+        self.push(if value { Tag::True } else { Tag::False }, 0, 0, pos);
+    }
+
+    fn number(&mut self, value: Number, pos: u32) {
+        let index = to_u32(self.numbers.len());
+        self.numbers.push(value);
+        self.push(Tag::Number, index, 0, pos);
+    }
+
+    fn string(&mut self, value: &str, pos: u32) {
+        let r = self.str_ref(value);
+        if r.len & DECODED_BIT != 0 {
+            self.push(Tag::DecodedStr, r.start, r.len & !DECODED_BIT, pos);
+        } else {
+            self.push(Tag::TextStr, r.start, r.len, pos);
+        }
+    }
+
+    fn key(&mut self, key: &str, pos: u32) {
+        let r = self.str_ref(key);
+        self.keys.push((r, pos));
+    }
+
+    fn open(&mut self, pos: u32, _object: bool) -> Mark {
+        Mark {
+            pending: self.pending.len(),
+            keys: self.keys.len(),
+            pos,
+        }
+    }
+
+    fn close_array(&mut self, mark: Mark) {
+        let start = to_u32(self.elements.len());
+        let children = self.pending.get(mark.pending..).unwrap_or(&[]);
+        self.elements.extend_from_slice(children);
+        let len = to_u32(children.len());
+        self.pending.truncate(mark.pending);
+        self.push(Tag::Array, start, len, mark.pos);
+    }
+
+    fn close_object(&mut self, mark: Mark) {
+        let start = self.members.len();
+        let values = self.pending.get(mark.pending..).unwrap_or(&[]);
+        let keys = self.keys.get(mark.keys..).unwrap_or(&[]);
+        self.members.extend(
+            keys.iter()
+                .zip(values)
+                .map(|(&(key, key_pos), &value)| Member {
+                    key,
+                    key_pos,
+                    value,
+                }),
+        );
+        let len = self.members.len() - start;
+        if len > LINEAR_MEMBERS {
+            let mut sorted: Vec<Member> = self.members[start..].to_vec();
+            sorted.sort_by(|a, b| self.str_of(a.key).cmp(self.str_of(b.key)));
+            self.members.extend(sorted);
+        }
+        self.pending.truncate(mark.pending);
+        self.keys.truncate(mark.keys);
+        self.push(Tag::Object, to_u32(start), to_u32(len), mark.pos);
+    }
+
+    fn entries(&self, mark: Mark) -> usize {
+        self.pending.len().saturating_sub(mark.pending)
+    }
+
+    fn keys(&self, mark: Mark) -> impl Iterator<Item = &str> {
+        self.keys
+            .get(mark.keys..)
+            .unwrap_or(&[])
+            .iter()
+            .map(|(k, _)| self.str_of(*k))
+    }
+}

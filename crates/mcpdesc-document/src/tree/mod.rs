@@ -1,0 +1,167 @@
+//! The compact document tree: every node of a document in a few flat arrays.
+//!
+//! Keys and strings are borrowed from the source text where they are written there as they
+//! read (no escapes); the others are decoded once into one buffer of the tree. A node takes
+//! 16 bytes, an object member 16 and an array element 4; positions are byte offsets into the
+//! source, turned into lines and columns only when asked (see [`lines`]). A tree built from
+//! an already-decoded value keeps its positions in a table instead (or has none).
+//!
+//! Containers are stored after their children (the loaders close a container once all its
+//! children are complete), so the root is the last node.
+
+mod build;
+mod convert;
+pub(crate) mod lines;
+mod locate;
+mod value_ref;
+
+use std::borrow::Cow;
+
+use serde_json::Number;
+
+pub(crate) use build::Builder;
+pub use value_ref::{ArrayRef, Kind, Members, ObjectRef, ValueRef};
+
+use crate::Position;
+
+/// A position that is not known (documents built from a value, members added later).
+pub(crate) const NO_POS: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Tag {
+    Null,
+    False,
+    True,
+    /// `a` indexes [`Tree::numbers`].
+    Number,
+    /// `a`, `b`: start and length in the source text.
+    TextStr,
+    /// `a`, `b`: start and length in [`Tree::decoded`].
+    DecodedStr,
+    /// `a`, `b`: first element in [`Tree::elements`] and count.
+    Array,
+    /// `a`, `b`: first member in [`Tree::members`] and count.
+    Object,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NodeData {
+    pub(crate) tag: Tag,
+    /// Where the node starts (see [`Positions`]).
+    pub(crate) pos: u32,
+    pub(crate) a: u32,
+    pub(crate) b: u32,
+}
+
+/// A string of the tree: in the source text, or in the decoded buffer when the top bit of
+/// `len` is set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StrRef {
+    pub(crate) start: u32,
+    pub(crate) len: u32,
+}
+
+pub(crate) const DECODED_BIT: u32 = 1 << 31;
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Member {
+    pub(crate) key: StrRef,
+    pub(crate) key_pos: u32,
+    pub(crate) value: u32,
+}
+
+/// How node positions are stored.
+#[derive(Debug, Clone)]
+pub(crate) enum Positions {
+    /// Byte offsets into the source text.
+    Offsets(lines::LineIndex),
+    /// Indices into a table (documents assembled from decoded values).
+    Table(Vec<Position>),
+}
+
+/// A document's nodes (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct Tree<'t> {
+    pub(crate) text: Cow<'t, str>,
+    pub(crate) decoded: String,
+    pub(crate) nodes: Vec<NodeData>,
+    pub(crate) members: Vec<Member>,
+    pub(crate) elements: Vec<u32>,
+    pub(crate) numbers: Vec<Number>,
+    pub(crate) positions: Positions,
+    pub(crate) root: u32,
+}
+
+impl<'t> Tree<'t> {
+    /// The root value.
+    pub fn root(&self) -> ValueRef<'_> {
+        ValueRef::new(self, self.root)
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The same tree owning its source text.
+    pub fn into_owned(self) -> Tree<'static> {
+        Tree {
+            text: Cow::Owned(self.text.into_owned()),
+            decoded: self.decoded,
+            nodes: self.nodes,
+            members: self.members,
+            elements: self.elements,
+            numbers: self.numbers,
+            positions: self.positions,
+            root: self.root,
+        }
+    }
+
+    pub(crate) fn str_of(&self, s: StrRef) -> &str {
+        let (buf, len) = if s.len & DECODED_BIT != 0 {
+            (self.decoded.as_str(), s.len & !DECODED_BIT)
+        } else {
+            (&*self.text, s.len)
+        };
+        let start = s.start as usize;
+        buf.get(start..start + len as usize).unwrap_or("")
+    }
+
+    /// The line and column of stored position `pos`.
+    pub(crate) fn position(&self, pos: u32) -> Position {
+        if pos == NO_POS {
+            return Position::UNKNOWN;
+        }
+        match &self.positions {
+            Positions::Offsets(index) => index.position(&self.text, pos),
+            Positions::Table(table) => table
+                .get(pos as usize)
+                .copied()
+                .unwrap_or(Position::UNKNOWN),
+        }
+    }
+
+    /// Whether any node has a known position.
+    pub(crate) fn has_positions(&self) -> bool {
+        !matches!(&self.positions, Positions::Table(t) if t.is_empty())
+    }
+
+    /// Heap bytes held by the tree besides the source text.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.decoded.capacity()
+            + self.nodes.capacity() * size_of::<NodeData>()
+            + self.members.capacity() * size_of::<Member>()
+            + self.elements.capacity() * size_of::<u32>()
+            + self.numbers.capacity() * size_of::<Number>()
+            + match &self.positions {
+                Positions::Offsets(index) => index.heap_bytes(),
+                Positions::Table(t) => t.capacity() * size_of::<Position>(),
+            }
+    }
+}
