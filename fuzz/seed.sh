@@ -18,11 +18,14 @@ while IFS= read -r -d '' f; do
     *.json)
       cp "$f" "corpus/json_loader/seed-$n"
       { printf '\x00'; cat "$f"; } > "corpus/validate/seed-$n" ;;
+    *.ndjson|*.jsonl)
+      # The JSON target also reads every input as a traffic capture.
+      cp "$f" "corpus/json_loader/seed-$n" ;;
     *.yaml|*.yml)
       cp "$f" "corpus/yaml_loader/seed-$n"
       { printf '\x01'; cat "$f"; } > "corpus/validate/seed-$n" ;;
   esac
-done < <(find "${sources[@]}" -type f \( -name '*.json' -o -name '*.yaml' -o -name '*.yml' \) -size -256k -print0)
+done < <(find "${sources[@]}" -type f \( -name '*.json' -o -name '*.ndjson' -o -name '*.jsonl' -o -name '*.yaml' -o -name '*.yml' \) -size -256k -print0)
 
 for f in "$root"/rules/*.yaml; do
   b=$(basename "$f" .yaml)
