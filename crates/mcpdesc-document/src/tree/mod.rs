@@ -3,7 +3,7 @@
 //! Keys and strings are borrowed from the source text where they are written there as they
 //! read (no escapes); the others are decoded once into one buffer of the tree. A node takes
 //! 16 bytes, an object member 16 and an array element 4; positions are byte offsets into the
-//! source, turned into lines and columns only when asked (see [`lines`]). A tree built from
+//! source, turned into lines and columns only when asked (see `lines.rs`). A tree built from
 //! an already-decoded value keeps its positions in a table instead (or has none).
 //!
 //! Containers are stored after their children (the loaders close a container once all its
