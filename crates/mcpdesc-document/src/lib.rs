@@ -77,13 +77,7 @@ impl<'t> Document<'t> {
         format: Format,
         limits: &Limits,
     ) -> Result<Document<'t>, LoadError> {
-        within_input_limit(bytes.len(), limits)?;
-        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let pos = Position::of_byte_offset(bytes, e.valid_up_to());
-            LoadError::new(LoadErrorKind::InvalidUtf8, pos)
-        })?;
-        Document::parse_str(text, format, limits)
+        Document::parse_str(decode(bytes, limits)?, format, limits)
     }
 
     /// Parses already-decoded text as `format` under `limits`.
@@ -196,6 +190,17 @@ pub struct ValueDocument {
     format: Format,
 }
 
+/// The text of `bytes` within the input limit: a UTF-8 byte order mark is skipped, any other
+/// invalid UTF-8 refused.
+fn decode<'b>(bytes: &'b [u8], limits: &Limits) -> Result<&'b str, LoadError> {
+    within_input_limit(bytes.len(), limits)?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|e| {
+        let pos = Position::of_byte_offset(bytes, e.valid_up_to());
+        LoadError::new(LoadErrorKind::InvalidUtf8, pos)
+    })
+}
+
 /// Refuses an input of `len` bytes past `max-input-bytes`, before any of it is decoded.
 fn within_input_limit(len: usize, limits: &Limits) -> Result<(), LoadError> {
     // Positions are 32-bit offsets: no setting of the limit admits more than they address.
@@ -221,13 +226,7 @@ impl ValueDocument {
         format: Format,
         limits: &Limits,
     ) -> Result<ValueDocument, LoadError> {
-        within_input_limit(bytes.len(), limits)?;
-        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let pos = Position::of_byte_offset(bytes, e.valid_up_to());
-            LoadError::new(LoadErrorKind::InvalidUtf8, pos)
-        })?;
-        ValueDocument::parse_str(text, format, limits)
+        ValueDocument::parse_str(decode(bytes, limits)?, format, limits)
     }
 
     /// Parses already-decoded text as `format` under `limits`.

@@ -80,13 +80,7 @@ impl<'t> Builder<'t> {
     }
 
     fn str_of(&self, s: StrRef) -> &str {
-        let (buf, len) = if s.len & DECODED_BIT != 0 {
-            (self.decoded.as_str(), s.len & !DECODED_BIT)
-        } else {
-            (self.text, s.len)
-        };
-        let start = s.start as usize;
-        buf.get(start..start + len as usize).unwrap_or("")
+        super::str_in(self.text, &self.decoded, s)
     }
 
     /// The tree, its root the last value completed.

@@ -80,6 +80,17 @@ pub(crate) enum Positions {
     Table(Vec<Position>),
 }
 
+/// The string `s` refers to, in the source `text` or the `decoded` buffer.
+pub(crate) fn str_in<'a>(text: &'a str, decoded: &'a str, s: StrRef) -> &'a str {
+    let (buf, len) = if s.len & DECODED_BIT != 0 {
+        (decoded, s.len & !DECODED_BIT)
+    } else {
+        (text, s.len)
+    };
+    let start = s.start as usize;
+    buf.get(start..start + len as usize).unwrap_or("")
+}
+
 /// A document's nodes (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct Tree<'t> {
@@ -123,13 +134,7 @@ impl<'t> Tree<'t> {
     }
 
     pub(crate) fn str_of(&self, s: StrRef) -> &str {
-        let (buf, len) = if s.len & DECODED_BIT != 0 {
-            (self.decoded.as_str(), s.len & !DECODED_BIT)
-        } else {
-            (&*self.text, s.len)
-        };
-        let start = s.start as usize;
-        buf.get(start..start + len as usize).unwrap_or("")
+        str_in(&self.text, &self.decoded, s)
     }
 
     /// The line and column of stored position `pos`.
