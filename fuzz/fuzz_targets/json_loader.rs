@@ -1,11 +1,18 @@
 //! The JSON and capture loaders on arbitrary bytes: each must return a document or a load
-//! error, never panic; every node of a loaded document must have a position, and the compact
-//! document and the value document must read the same bytes alike.
+//! error, never panic; the compact document and the value document must read JSON alike, and
+//! a capture must survive its annotation and every traffic rule.
 #![no_main]
+
+use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use mcpdesc_core::document::ValueDocument;
-use mcpdesc_core::{Document, Format, Limits};
+use mcpdesc_core::{Document, Engine, Format, Limits};
+
+fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| Engine::embedded().expect("the embedded catalogue compiles"))
+}
 
 fuzz_target!(|data: &[u8]| {
     let limits = Limits {
@@ -36,5 +43,11 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(doc.root(), again);
         assert_eq!(doc.root(), *value_doc.value());
         assert_eq!(doc.position(""), value_doc.position(""));
+        if format == Format::Capture {
+            // Annotating adds members to the tree; the messages themselves stay as read.
+            let report = engine().validate_document(&doc);
+            let direct = engine().validate_bytes(data, Format::Capture);
+            assert_eq!(report.diagnostics, direct.diagnostics);
+        }
     }
 });

@@ -63,6 +63,7 @@ pub fn bench_measure_cmd(args: &[String]) -> Result<()> {
     let engine = mcpdesc_core::Engine::embedded().context("compiling the embedded catalogue")?;
     let catalogue = start.elapsed();
     let baseline = vm_hwm_kb();
+    let resident_before = vm_kb("VmRSS:");
     // The library's own use: a buffer the caller has read, then validated in place.
     let bytes = std::fs::read(file).with_context(|| format!("reading {file}"))?;
     let read = vm_hwm_kb();
@@ -95,6 +96,7 @@ pub fn bench_measure_cmd(args: &[String]) -> Result<()> {
         "vm_hwm_before_kb": baseline,
         "vm_hwm_read_kb": read,
         "vm_hwm_kb": vm_hwm_kb(),
+        "vm_rss_before_kb": resident_before,
         "nodes": nodes,
         "tree_heap_bytes": tree_bytes,
     });
@@ -103,10 +105,14 @@ pub fn bench_measure_cmd(args: &[String]) -> Result<()> {
 }
 
 fn vm_hwm_kb() -> Option<u64> {
+    vm_kb("VmHWM:")
+}
+
+fn vm_kb(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 

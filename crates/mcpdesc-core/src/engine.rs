@@ -9,7 +9,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::document::{Document, Format, Limits, LoadError, ValueDocument, ValueRef};
+use crate::document::{Document, Format, Limits, LoadError, ValueRef};
 use crate::eval::{self, Selection};
 use crate::rules::releases::UnservedVersion;
 use crate::rules::{Catalogue, CatalogueSet, RuleLoadError, RuleSet};
@@ -196,17 +196,11 @@ impl Engine {
 
     /// Validates raw bytes in `format`.
     pub fn validate_bytes(&self, bytes: &[u8], format: Format) -> Report {
-        if format == Format::Capture {
-            return self.report_capture(ValueDocument::parse(bytes, format, &self.limits));
-        }
         self.report(Document::parse(bytes, format, &self.limits))
     }
 
     /// Validates text in `format`.
     pub fn validate_str(&self, text: &str, format: Format) -> Report {
-        if format == Format::Capture {
-            return self.report_capture(ValueDocument::parse_str(text, format, &self.limits));
-        }
         self.report(Document::parse_str(text, format, &self.limits))
     }
 
@@ -228,11 +222,12 @@ impl Engine {
     }
 
     /// Validates a loaded document. A traffic capture ([`Format::Capture`]) is annotated
-    /// first (see [`crate::traffic`]); [`Engine::validate_bytes`] and the other readers do
-    /// that without an extra copy.
+    /// first (see [`crate::traffic`]): a copy of its tree is, as the document is borrowed;
+    /// [`Engine::validate_bytes`] and the other readers annotate the tree they read.
     pub fn validate_document(&self, doc: &Document<'_>) -> Report {
         if doc.format() == Format::Capture && !self.is_annotated(doc) {
-            let annotated = self.annotated(doc.to_value_document()).into_document();
+            let mut annotated = doc.clone();
+            self.annotate(&mut annotated);
             return self.validate_annotated(&annotated);
         }
         self.validate_annotated(doc)
@@ -253,24 +248,24 @@ impl Engine {
             .is_none_or(|e| e.get(crate::traffic::SCOPE_MEMBER).is_some())
     }
 
-    /// A capture annotated (as a value, before it becomes a compact document).
-    fn annotated(&self, mut doc: ValueDocument) -> ValueDocument {
+    /// Annotates a capture in place.
+    fn annotate(&self, doc: &mut Document<'_>) {
         let cat = match &self.chosen {
             Some(c) => c,
-            None => self.releases.for_value(doc.value()),
+            None => self.releases.for_document(doc.root()),
         };
         let traffic = &cat.traffic;
-        crate::traffic::annotate(doc.value_mut(), traffic, self.traffic_version.as_deref());
-        doc
-    }
-
-    fn report_capture(&self, loaded: Result<ValueDocument, LoadError>) -> Report {
-        self.report(loaded.map(|doc| self.annotated(doc).into_document()))
+        crate::traffic::annotate(doc, traffic, self.traffic_version.as_deref());
     }
 
     fn report(&self, loaded: Result<Document<'_>, LoadError>) -> Report {
         match loaded {
-            Ok(doc) => self.validate_annotated(&doc),
+            Ok(mut doc) => {
+                if doc.format() == Format::Capture {
+                    self.annotate(&mut doc);
+                }
+                self.validate_annotated(&doc)
+            }
             Err(e) => Report {
                 diagnostics: eval::load_error_diagnostics(self.catalogue(), &e, &self.selection),
                 load_error: Some(LoadFailure {

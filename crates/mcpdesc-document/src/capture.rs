@@ -14,10 +14,12 @@
 //! abort the load: they become entries with a `framing` code, so that rules report them
 //! with line numbers and every other message is still judged.
 
-use serde_json::{Map, Value};
+use serde_json::Number;
 
-use super::spans::NodeId;
-use super::{json, Limits, LoadError, LoadErrorKind, Position, SpanTree, SpanTreeBuilder};
+use super::tree::lines::{Breaks, Cursor, LineIndex};
+use super::tree::{Builder, Positions, Tree};
+use super::{json, Limits, LoadError, LoadErrorKind, Position};
+use crate::sink::Sink;
 
 /// The member of a capture document holding its entries.
 pub const MESSAGES: &str = "messages";
@@ -25,110 +27,152 @@ pub const MESSAGES: &str = "messages";
 /// Lines joined at most when looking for a message broken over several lines.
 const MAX_JOINED_LINES: usize = 64;
 
-/// Members an entry may end up with once annotated (`line`, `dir`, `msg`, `kind`, `method`,
-/// `protocolVersions`, `request`, `answered`, `idInFlight`).
-const ENTRY_MEMBERS: usize = 9;
-
 /// Longest excerpt of an unreadable line kept in its entry.
 const EXCERPT_CHARS: usize = 120;
 
-struct Builder<'l> {
+/// A value read from a slice of the capture: `node` in the builder, `nodes` the nodes its
+/// reading made (for the capture's node limit).
+#[derive(Clone, Copy)]
+struct Read {
+    node: u32,
+    nodes: usize,
+}
+
+/// A member of an entry made by the reader rather than read.
+enum Made {
+    Line(u32),
+    Text(String),
+}
+
+struct Reader<'t, 'l> {
+    text: &'t str,
     limits: &'l Limits,
-    spans: SpanTreeBuilder,
-    entries: Vec<Value>,
-    entry_ids: Vec<NodeId>,
+    b: Builder<'t>,
     nodes: u64,
 }
 
-/// One parsed message and where its positions are: node `node` of `spans`, whose lines are
-/// `line_offset` lines above the capture's.
-struct Parsed<'t> {
-    value: Value,
-    spans: &'t SpanTree,
-    node: Option<NodeId>,
-    line_offset: u32,
-}
-
-pub(super) fn parse(text: &str, limits: &Limits) -> Result<(Value, SpanTree), LoadError> {
-    // About one node per ten bytes of compact JSON; a close first guess spares copying a
-    // tree of millions of nodes as it grows.
-    let mut b = Builder {
+/// Reads `text` as a capture. Every message is stored where it was read, with its source
+/// positions; what the reader adds (the entries, their line numbers, directions and framing
+/// codes) sits at the start of the entry's line.
+pub(super) fn parse_tree<'t>(text: &'t str, limits: &Limits) -> Result<Tree<'t>, LoadError> {
+    // About one node per ten bytes of compact JSON.
+    let mut r = Reader {
+        text,
         limits,
-        spans: SpanTreeBuilder::with_capacity(text.len() / 10),
-        entries: Vec::new(),
-        entry_ids: Vec::new(),
+        b: Builder::new(text, text.len() / 10),
         nodes: 0,
     };
-    let trimmed = text.trim_start();
-    let whole = if trimmed.starts_with('[') {
-        json::parse(text, limits).ok()
+    let whole = if text.trim_start().starts_with('[') {
+        r.read(0, text)
     } else {
         None
     };
-    match whole {
-        Some((Value::Array(items), spans)) => {
-            for (i, item) in items.into_iter().enumerate() {
-                let Some(node) = spans.child_of(0, i) else {
-                    continue;
+    let elements: Option<Vec<u32>> =
+        whole.and_then(|w| r.b.array_elements(w.node).map(<[u32]>::to_vec));
+    let root = r.b.open(0, true);
+    r.b.key(MESSAGES, 0);
+    let messages = r.b.open(0, false);
+    match (whole, elements) {
+        (Some(w), Some(items)) => {
+            let index = LineIndex::new(Breaks::Newline);
+            let mut cursor = Cursor::new();
+            for item in items {
+                let line = cursor.position(&index, text, r.b.pos_of(item)).line;
+                let start = line_start(text, r.b.pos_of(item));
+                let read = Read {
+                    node: item,
+                    nodes: w.nodes,
                 };
-                let line = spans.node_position(node).line;
-                b.message(
-                    Parsed {
-                        value: item,
-                        spans: &spans,
-                        node: Some(node),
-                        line_offset: 0,
-                    },
-                    line,
-                    None,
-                )?;
+                r.message(Some((read.node, None)), read.nodes, line, start, None)?;
             }
         }
-        _ => b.lines(text)?,
+        _ => r.lines()?,
     }
-    let root = b.spans.node(Position::START, Position::UNKNOWN);
-    let messages = b.spans.node(Position::START, Position::START);
-    b.spans.set_children(messages, &b.entry_ids);
-    b.spans.set_children(root, &[messages]);
-    let mut map = Map::new();
-    map.insert(MESSAGES.to_owned(), Value::Array(b.entries));
-    Ok((Value::Object(map), b.spans.finish(root)))
+    r.b.close_array(messages);
+    r.b.close_object(root);
+    Ok(r.b.finish(Positions::Offsets(LineIndex::new(Breaks::Newline))))
 }
 
-impl Builder<'_> {
-    fn lines(&mut self, text: &str) -> Result<(), LoadError> {
-        let lines: Vec<&str> = text.split('\n').collect();
+/// The offset where the line holding `offset` starts.
+fn line_start(text: &str, offset: u32) -> u32 {
+    let before = text.get(..offset as usize).unwrap_or(text);
+    before.rfind('\n').map_or(0, |i| to_u32(i + 1))
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl<'t> Reader<'t, '_> {
+    /// Reads the JSON value `slice` (at `base` in the capture) into the builder; on failure
+    /// nothing read is kept.
+    fn read(&mut self, base: u32, slice: &str) -> Option<Read> {
+        self.try_read(base, slice).ok()
+    }
+
+    fn try_read(&mut self, base: u32, slice: &str) -> Result<Read, LoadError> {
+        let at = self.b.checkpoint();
+        let before = self.b.node_count();
+        let mut sink = Shifted {
+            inner: &mut self.b,
+            base,
+        };
+        match json::parse_into(slice, self.limits, &mut sink) {
+            Ok(()) => {
+                let nodes = self.b.node_count() - before;
+                // The value stays on the builder's stack until its entry takes it.
+                let node = self.b.take_last().unwrap_or(0);
+                Ok(Read { node, nodes })
+            }
+            Err(e) => {
+                self.b.rollback(at);
+                Err(e)
+            }
+        }
+    }
+
+    fn lines(&mut self) -> Result<(), LoadError> {
+        let text = self.text;
+        let lines: Vec<&'t str> = text.split('\n').collect();
+        let mut starts = Vec::with_capacity(lines.len());
+        let mut offset = 0usize;
+        for l in &lines {
+            starts.push(to_u32(offset));
+            offset += l.len() + 1;
+        }
         let mut i = 0;
         while i < lines.len() {
             let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
             let number = i as u32 + 1;
+            let start = starts[i];
             if line.trim().is_empty() {
                 i += 1;
                 continue;
             }
-            match json::parse(line, self.limits) {
-                Ok((value, spans)) => {
-                    self.record(value, spans, number)?;
+            match self.try_read(start, line) {
+                Ok(read) => {
+                    self.record(read, number, start)?;
                     i += 1;
                 }
                 Err(error) => {
-                    if let Some((end, value, spans)) = self.joined(&lines, i) {
-                        let mut entry = Map::new();
-                        entry.insert("line".to_owned(), Value::from(number));
-                        entry.insert("framing".to_owned(), "embedded-newline".into());
-                        entry.insert(
-                            "detail".to_owned(),
-                            format!(
-                                "one message spans lines {number} to {}; a message is one line",
-                                end + 1
-                            )
-                            .into(),
+                    if let Some((end, read)) = self.joined(&lines, &starts, i) {
+                        let detail = format!(
+                            "one message spans lines {number} to {}; a message is one line",
+                            end + 1
                         );
-                        self.plain(entry, number)?;
-                        self.record(value, spans, number)?;
+                        self.plain(
+                            vec![
+                                ("line", Made::Line(number)),
+                                ("framing", Made::Text("embedded-newline".into())),
+                                ("detail", Made::Text(detail)),
+                            ],
+                            number,
+                            start,
+                        )?;
+                        self.record(read, number, start)?;
                         i = end + 1;
                     } else {
-                        self.unreadable(line, number, &error)?;
+                        self.unreadable(line, number, start, &error)?;
                         i += 1;
                     }
                 }
@@ -137,140 +181,142 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// A message broken over lines `start..=end`, if joining them gives one.
-    fn joined(&self, lines: &[&str], start: usize) -> Option<(usize, Value, SpanTree)> {
-        if !lines[start].trim_start().starts_with(['{', '[']) {
+    /// A message broken over lines `first..=end`, if joining them gives one.
+    fn joined(&mut self, lines: &[&str], starts: &[u32], first: usize) -> Option<(usize, Read)> {
+        if !lines[first].trim_start().starts_with(['{', '[']) {
             return None;
         }
-        let mut text = String::from(lines[start]);
-        for (end, next) in lines
-            .iter()
-            .enumerate()
-            .skip(start + 1)
-            .take(MAX_JOINED_LINES)
-        {
-            text.push('\n');
-            text.push_str(next);
-            if let Ok((value, spans)) = json::parse(&text, self.limits) {
-                return Some((end, value, spans));
+        let from = starts[first] as usize;
+        for end in (first + 1..lines.len()).take(MAX_JOINED_LINES) {
+            // The lines with the newlines between them: the capture's own text.
+            let to = starts[end] as usize + lines[end].len();
+            let slice = self.text.get(from..to)?;
+            if let Some(read) = self.read(starts[first], slice) {
+                return Some((end, read));
             }
         }
         None
     }
 
-    fn unreadable(&mut self, line: &str, number: u32, error: &LoadError) -> Result<(), LoadError> {
+    fn unreadable(
+        &mut self,
+        line: &str,
+        number: u32,
+        start: u32,
+        error: &LoadError,
+    ) -> Result<(), LoadError> {
         if let LoadErrorKind::Limit { .. } = error.kind {
             return Err(LoadError::new(
                 error.kind.clone(),
                 Position::new(number, error.position.column),
             ));
         }
-        let mut entry = Map::new();
-        entry.insert("line".to_owned(), Value::from(number));
-        entry.insert("framing".to_owned(), "not-json".into());
-        entry.insert("detail".to_owned(), error.kind.to_string().into());
-        entry.insert("text".to_owned(), excerpt(line).into());
-        self.plain(entry, number)
-    }
-
-    /// A line that parsed: a record with `dir` and `msg` (or `raw`), or a bare message.
-    fn record(&mut self, value: Value, spans: SpanTree, number: u32) -> Result<(), LoadError> {
-        let is_record = value.as_object().is_some_and(|o| {
-            (o.contains_key("msg") || o.contains_key("raw")) && !o.contains_key("jsonrpc")
-        });
-        if !is_record {
-            return self.message(
-                Parsed {
-                    value,
-                    spans: &spans,
-                    node: Some(0),
-                    line_offset: number - 1,
-                },
-                number,
-                None,
-            );
-        }
-        let Value::Object(mut record) = value else {
-            return Ok(());
-        };
-        let dir = record.get("dir").and_then(Value::as_str).map(str::to_owned);
-        if let Some(Value::String(raw)) = record.get("raw") {
-            let mut entry = Map::new();
-            entry.insert("line".to_owned(), Value::from(number));
-            if let Some(d) = &dir {
-                entry.insert("dir".to_owned(), d.clone().into());
-            }
-            entry.insert("framing".to_owned(), "not-json".into());
-            entry.insert(
-                "detail".to_owned(),
-                "the stream carried a line that is not JSON".into(),
-            );
-            entry.insert("text".to_owned(), excerpt(raw).into());
-            return self.plain(entry, number);
-        }
-        let index = record.keys().position(|k| k == "msg");
-        let msg = record.shift_remove("msg").unwrap_or(Value::Null);
-        let node = index.and_then(|i| spans.child_of(0, i));
-        self.message(
-            Parsed {
-                value: msg,
-                spans: &spans,
-                node,
-                line_offset: number - 1,
-            },
+        self.plain(
+            vec![
+                ("line", Made::Line(number)),
+                ("framing", Made::Text("not-json".into())),
+                ("detail", Made::Text(error.kind.to_string())),
+                ("text", Made::Text(excerpt(line))),
+            ],
             number,
-            dir,
+            start,
         )
     }
 
-    fn message(&mut self, m: Parsed<'_>, line: u32, dir: Option<String>) -> Result<(), LoadError> {
-        self.count(m.spans.len() as u64 + 3, line)?;
-        let start = Position::new(line, 1);
-        let entry_id = self.spans.node(start, Position::UNKNOWN);
-        let line_id = self.spans.node(start, start);
-        let mut children = vec![line_id];
-        // Room for the members the traffic annotation appends.
-        let mut entry = Map::with_capacity(ENTRY_MEMBERS);
-        entry.insert("line".to_owned(), Value::from(line));
-        if let Some(d) = dir {
-            children.push(self.spans.node(start, start));
-            entry.insert("dir".to_owned(), d.into());
-        }
-        if !m.value.is_object() {
-            children.push(self.spans.node(start, start));
-            entry.insert("framing".to_owned(), "not-an-object".into());
-            entry.insert(
-                "detail".to_owned(),
-                "a JSON-RPC message is a JSON object".into(),
-            );
-            children.push(self.spans.node(start, start));
-        }
-        let msg_id = match m.node {
-            Some(node) if !m.spans.is_empty() => {
-                self.spans.graft(m.spans, node, m.line_offset, start)
+    /// A line that parsed: a record with `dir` and `msg` (or `raw`), or a bare message.
+    fn record(&mut self, read: Read, number: u32, start: u32) -> Result<(), LoadError> {
+        let mut dir = None;
+        let (mut msg, mut raw, mut jsonrpc) = (None, None, false);
+        if let Some(members) = self.b.object_members(read.node) {
+            for (key, key_pos, value) in members {
+                match key {
+                    "dir" => dir = Some(value),
+                    "msg" => msg = Some((value, Some(key_pos))),
+                    "raw" => raw = Some(value),
+                    "jsonrpc" => jsonrpc = true,
+                    _ => {}
+                }
             }
-            _ => self.spans.node(start, start),
-        };
-        children.push(msg_id);
-        entry.insert("msg".to_owned(), m.value);
-        self.spans.set_children(entry_id, &children);
-        self.entries.push(Value::Object(entry));
-        self.entry_ids.push(entry_id);
+        }
+        if (msg.is_none() && raw.is_none()) || jsonrpc {
+            return self.message(Some((read.node, None)), read.nodes, number, start, None);
+        }
+        let dir = dir.and_then(|d| self.b.string_of(d)).map(str::to_owned);
+        if let Some(raw) = raw.and_then(|r| self.b.string_of(r)).map(excerpt) {
+            let mut entry = vec![("line", Made::Line(number))];
+            if let Some(d) = dir {
+                entry.push(("dir", Made::Text(d)));
+            }
+            entry.extend([
+                ("framing", Made::Text("not-json".into())),
+                (
+                    "detail",
+                    Made::Text("the stream carried a line that is not JSON".into()),
+                ),
+                ("text", Made::Text(raw)),
+            ]);
+            return self.plain(entry, number, start);
+        }
+        self.message(msg, read.nodes, number, start, dir)
+    }
+
+    /// An entry holding message `msg` (its node and the position of its key in a record; no
+    /// node when a record has none) read from line `line`.
+    fn message(
+        &mut self,
+        msg: Option<(u32, Option<u32>)>,
+        nodes: usize,
+        line: u32,
+        start: u32,
+        dir: Option<String>,
+    ) -> Result<(), LoadError> {
+        self.count(nodes as u64 + 3, line)?;
+        let b = &mut self.b;
+        let entry = b.open(start, true);
+        b.key("line", start);
+        b.number(Number::from(line), start);
+        if let Some(d) = dir {
+            b.key("dir", start);
+            b.string(&d, start);
+        }
+        if !msg.is_some_and(|(node, _)| b.is_object(node)) {
+            b.key("framing", start);
+            b.string("not-an-object", start);
+            b.key("detail", start);
+            b.string("a JSON-RPC message is a JSON object", start);
+        }
+        match msg {
+            Some((node, key_pos)) => {
+                b.key("msg", key_pos.unwrap_or(start));
+                b.adopt(node);
+            }
+            None => {
+                b.key("msg", start);
+                b.null(start);
+            }
+        }
+        b.close_object(entry);
         Ok(())
     }
 
     /// An entry without a message: every member sits at the start of its line.
-    fn plain(&mut self, entry: Map<String, Value>, line: u32) -> Result<(), LoadError> {
-        self.count(entry.len() as u64 + 1, line)?;
-        let start = Position::new(line, 1);
-        let id = self.spans.node(start, Position::UNKNOWN);
-        let children: Vec<NodeId> = entry
-            .iter()
-            .map(|_| self.spans.node(start, start))
-            .collect();
-        self.spans.set_children(id, &children);
-        self.entries.push(Value::Object(entry));
-        self.entry_ids.push(id);
+    fn plain(
+        &mut self,
+        members: Vec<(&str, Made)>,
+        line: u32,
+        start: u32,
+    ) -> Result<(), LoadError> {
+        self.count(members.len() as u64 + 1, line)?;
+        let b = &mut self.b;
+        let entry = b.open(start, true);
+        for (key, value) in members {
+            b.key(key, start);
+            match value {
+                Made::Line(n) => b.number(Number::from(n), start),
+                Made::Text(t) => b.string(&t, start),
+            }
+        }
+        b.close_object(entry);
         Ok(())
     }
 
@@ -287,6 +333,47 @@ impl Builder<'_> {
             ));
         }
         Ok(())
+    }
+}
+
+/// A sink that places what a loader reads from a slice of the capture at the slice's offset.
+struct Shifted<'b, 't> {
+    inner: &'b mut Builder<'t>,
+    base: u32,
+}
+
+impl Sink for Shifted<'_, '_> {
+    type Mark = <Builder<'static> as Sink>::Mark;
+
+    fn null(&mut self, pos: u32) {
+        self.inner.null(pos.saturating_add(self.base));
+    }
+    fn bool(&mut self, value: bool, pos: u32) {
+        self.inner.bool(value, pos.saturating_add(self.base));
+    }
+    fn number(&mut self, value: Number, pos: u32) {
+        self.inner.number(value, pos.saturating_add(self.base));
+    }
+    fn string(&mut self, value: &str, pos: u32) {
+        self.inner.string(value, pos.saturating_add(self.base));
+    }
+    fn key(&mut self, key: &str, pos: u32) {
+        self.inner.key(key, pos.saturating_add(self.base));
+    }
+    fn open(&mut self, pos: u32, object: bool) -> Self::Mark {
+        self.inner.open(pos.saturating_add(self.base), object)
+    }
+    fn close_array(&mut self, mark: Self::Mark) {
+        self.inner.close_array(mark);
+    }
+    fn close_object(&mut self, mark: Self::Mark) {
+        self.inner.close_object(mark);
+    }
+    fn entries(&self, mark: Self::Mark) -> usize {
+        self.inner.entries(mark)
+    }
+    fn keys(&self, mark: Self::Mark) -> impl Iterator<Item = &str> {
+        self.inner.keys(mark)
     }
 }
 

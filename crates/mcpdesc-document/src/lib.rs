@@ -16,7 +16,7 @@ mod yaml;
 pub use capture::MESSAGES;
 pub use limits::Limits;
 pub use spans::{Position, SpanTree, SpanTreeBuilder};
-pub use tree::{ArrayRef, Kind, ObjectRef, Tree, ValueRef};
+pub use tree::{Added, ArrayRef, Kind, ObjectRef, Tree, ValueRef};
 
 use serde_json::Value;
 use thiserror::Error;
@@ -90,10 +90,7 @@ impl<'t> Document<'t> {
         let tree = match format {
             Format::Json => json::parse_tree(text, limits)?,
             Format::Yaml => yaml::parse_tree(text, limits)?,
-            Format::Capture => {
-                let (value, spans) = capture::parse(text, limits)?;
-                Tree::from_value_and_spans(&value, &spans)
-            }
+            Format::Capture => capture::parse_tree(text, limits)?,
         };
         Ok(Document { tree, format })
     }
@@ -132,6 +129,13 @@ impl<'t> Document<'t> {
 
     pub fn tree(&self) -> &Tree<'t> {
         &self.tree
+    }
+
+    /// Sets `members` of the object whose node is `object` ([`ValueRef::id`]): a member it
+    /// has takes the new value in place, the others follow its members. What is added takes
+    /// the object's position, and its keys have none.
+    pub fn add_members(&mut self, object: u32, members: Vec<(&str, Added)>) {
+        self.tree.add_members(object, members);
     }
 
     pub fn format(&self) -> Format {
@@ -239,7 +243,7 @@ impl ValueDocument {
         let (value, spans) = match format {
             Format::Json => json::parse(text, limits)?,
             Format::Yaml => yaml::parse(text, limits)?,
-            Format::Capture => capture::parse(text, limits)?,
+            Format::Capture => capture::parse_tree(text, limits)?.to_value_and_spans(),
         };
         Ok(ValueDocument {
             value,

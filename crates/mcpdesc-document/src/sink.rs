@@ -1,9 +1,8 @@
 //! Where the loaders put what they read: a [`Sink`] receives scalars, keys and containers in
 //! document order, each with the byte offset where it starts.
 //!
-//! Two sinks exist: the compact [`Tree`](crate::Tree) of documents, and [`ValueSink`], which
-//! builds a `serde_json` value with its span tree for the messages of traffic captures
-//! (annotated as values before they become a tree).
+//! Two sinks exist: the compact [`Tree`](crate::Tree) of documents and captures, and
+//! [`ValueSink`], which builds a `serde_json` value with its span tree for rule files.
 
 use std::collections::HashSet;
 

@@ -112,6 +112,9 @@ struct CItem {
 struct EarlierMessage {
     sequence: Vec<String>,
     among: Condition,
+    /// Names the entries meeting `among` in `sequence`: checks with the same two (many rules
+    /// look for the same initialize exchange) share them.
+    among_key: u64,
     join: Vec<CPair>,
     if_none: IfNone,
     expect: Option<Condition>,
@@ -161,9 +164,16 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
         .transpose()?;
     let version_sensitive =
         among.uses_version() || expect.as_ref().is_some_and(Condition::uses_version);
+    let among_key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&sequence, format!("{:?}", o.among)).hash(&mut h);
+        h.finish()
+    };
     Ok(Box::new(EarlierMessage {
         sequence,
         among,
+        among_key,
         join: pairs("join", &o.join)?,
         if_none: o.if_none,
         expect,
@@ -257,17 +267,16 @@ impl EarlierMessage {
         } else {
             u8::MAX
         };
-        let key = (std::ptr::from_ref(self) as usize, version);
+        let key = (self.among_key, version);
         cx.cache.memo(key, || {
             let mut ptr = String::with_capacity(base.len() + 8);
+            ptr.push_str(base);
             entries
                 .iter()
                 .enumerate()
                 .filter(|(i, entry)| {
-                    ptr.clear();
-                    ptr.push_str(base);
-                    ptr.push('/');
-                    ptr.push_str(&i.to_string());
+                    ptr.truncate(base.len());
+                    crate::document::pointer::push_index(&mut ptr, *i);
                     self.among.holds_at(&ptr, *entry, cx)
                 })
                 .map(|(i, _)| i)

@@ -95,9 +95,9 @@ pub struct DocCache {
     memos: Mutex<HashMap<MemoKey, Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
-/// Identifies a memo: the address of the check that made it and the protocol version index
-/// it was made for (`u8::MAX` when it does not depend on one).
-pub type MemoKey = (usize, u8);
+/// Identifies a memo: what it holds, as its check names it, and the protocol version index it
+/// was made for (`u8::MAX` when it does not depend on one).
+pub type MemoKey = (u64, u8);
 
 /// How many compiled schemas stay in memory. The uses of one schema come close together in the
 /// walk (a tool's schema, then its examples), and keeping every validator of a large document

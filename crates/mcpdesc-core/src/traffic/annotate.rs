@@ -1,12 +1,9 @@
 //! Classifies, correlates and dates the messages of a capture (see the module table).
 
-use std::cell::OnceCell;
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
-
 use super::{MessagePath, TrafficConfig, SCOPE_MEMBER};
-use crate::document::Tree;
+use crate::document::{Added, Document, ObjectRef, ValueRef};
 use crate::rules::file::MessageKind;
 use MessageKind::{Error as ErrorKind, Notification, Request, Result as ResultKind};
 
@@ -28,14 +25,14 @@ impl Kind {
         }
     }
 
-    fn of(entry: &Map<String, Value>) -> Kind {
+    fn of(entry: ObjectRef<'_>) -> Kind {
         if entry.contains_key("framing") {
             return Kind::Framing;
         }
-        let Some(msg) = entry.get("msg").and_then(Value::as_object) else {
+        let Some(msg) = entry.get("msg").and_then(ValueRef::as_object) else {
             return Kind::Unknown;
         };
-        let has_method = msg.get("method").is_some_and(Value::is_string);
+        let has_method = msg.get("method").is_some_and(ValueRef::is_string);
         match (has_method, msg.contains_key("id")) {
             (true, true) => Kind::Message(Request),
             (true, false) => Kind::Message(Notification),
@@ -54,15 +51,13 @@ fn reverse(dir: &str) -> Option<&'static str> {
     }
 }
 
-/// The first string `path` selects from `msg`. `compact` keeps the tree of `msg` made for a
-/// path that cannot be read in place, for the other paths of the same message.
-fn string_at(path: &MessagePath, msg: &Value, compact: &OnceCell<Tree<'static>>) -> Option<String> {
+/// The first string `path` selects from `msg`.
+fn string_at(path: &MessagePath, msg: ValueRef<'_>) -> Option<String> {
     if let Some(tokens) = &path.tokens {
         return in_place(msg, tokens)
-            .and_then(Value::as_str)
+            .and_then(ValueRef::as_str)
             .map(str::to_owned);
     }
-    let msg = compact.get_or_init(|| Tree::from_value(msg)).root();
     path.path
         .values_from(msg, "", msg)
         .first()
@@ -72,13 +67,14 @@ fn string_at(path: &MessagePath, msg: &Value, compact: &OnceCell<Tree<'static>>)
 
 /// Follows `tokens` from `start` as a singular relative path does (a token is an array index
 /// when the node is an array).
-fn in_place<'v>(start: &'v Value, tokens: &[String]) -> Option<&'v Value> {
+fn in_place<'v>(start: ValueRef<'v>, tokens: &[String]) -> Option<ValueRef<'v>> {
     let mut value = start;
     for t in tokens {
-        value = match value {
-            Value::Object(m) => m.get(t)?,
-            Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i))?,
-            _ => return None,
+        value = if let Some(o) = value.as_object() {
+            o.get(t)?
+        } else {
+            let a = value.as_array()?;
+            t.parse::<usize>().ok().and_then(|i| a.get(i))?
         };
     }
     Some(value)
@@ -92,15 +88,28 @@ struct Pending {
 }
 
 /// Adds `kind`, `method`, `dir`, `protocolVersions`, `request`, `answered` and `idInFlight`
-/// to the entries of a capture document (`{"messages": [...]}`), in place. `default_version`
-/// dates the messages the data does not date.
-pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Option<&str>) {
+/// to the entries of a capture document (`{"messages": [...]}`). `default_version` dates the
+/// messages the data does not date.
+pub fn annotate(doc: &mut Document<'_>, config: &TrafficConfig, default_version: Option<&str>) {
+    let edits = annotations(doc.root(), config, default_version);
+    for (entry, members) in edits {
+        doc.add_members(entry, members);
+    }
+}
+
+/// The members to add to each entry object (by node).
+fn annotations(
+    root: ValueRef<'_>,
+    config: &TrafficConfig,
+    default_version: Option<&str>,
+) -> Vec<(u32, Vec<(&'static str, Added)>)> {
     let Some(entries) = root
-        .get_mut(crate::document::MESSAGES)
-        .and_then(Value::as_array_mut)
+        .get(crate::document::MESSAGES)
+        .and_then(ValueRef::as_array)
     else {
-        return;
+        return Vec::new();
     };
+    let entries: Vec<ValueRef<'_>> = entries.iter().collect();
     let kinds: Vec<Kind> = entries
         .iter()
         .map(|e| e.as_object().map_or(Kind::Unknown, Kind::of))
@@ -109,7 +118,7 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
     let mut methods: Vec<Option<String>> = vec![None; entries.len()];
     let mut dirs: Vec<Option<String>> = entries
         .iter()
-        .map(|e| e.get("dir").and_then(Value::as_str).map(str::to_owned))
+        .map(|e| e.get("dir").and_then(ValueRef::as_str).map(str::to_owned))
         .collect();
     let mut answered_by: Vec<Option<usize>> = vec![None; entries.len()];
     let mut in_flight_dup = vec![false; entries.len()];
@@ -119,15 +128,21 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
     let mut current: Option<String> = default_version.map(str::to_owned);
     let mut handshakes: Vec<usize> = Vec::new();
 
-    let null = Value::Null;
     for i in 0..entries.len() {
         let kind = kinds[i];
-        let msg = entries[i].get("msg").unwrap_or(&null);
-        let compact = OnceCell::new();
-        let read = |path: &MessagePath| string_at(path, msg, &compact);
+        let Some(msg) = entries[i].get("msg") else {
+            if matches!(kind, Kind::Framing | Kind::Unknown) {
+                versions[i] = current.clone();
+            }
+            continue;
+        };
+        let read = |path: &MessagePath| string_at(path, msg);
         match kind {
             Kind::Message(Request | Notification) => {
-                let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
+                let method = msg
+                    .get("method")
+                    .and_then(ValueRef::as_str)
+                    .map(str::to_owned);
                 let own = config.message_version.as_ref().and_then(read);
                 let is_handshake = kind == Kind::Message(Request)
                     && config
@@ -148,7 +163,7 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
                 }
                 methods[i] = method.clone();
                 if kind == Kind::Message(Request) {
-                    let key = msg.get("id").map(Value::to_string).unwrap_or_default();
+                    let key = msg.get("id").map(|id| id.to_string()).unwrap_or_default();
                     let waiting = pending.entry(key).or_default();
                     if waiting.iter().any(|p| p.dir == dirs[i]) {
                         in_flight_dup[i] = true;
@@ -161,7 +176,7 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
                 }
             }
             Kind::Message(ResultKind | ErrorKind) => {
-                let key = msg.get("id").map(Value::to_string).unwrap_or_default();
+                let key = msg.get("id").map(|id| id.to_string()).unwrap_or_default();
                 let found = pending.get_mut(&key).and_then(|waiting| {
                     // The request went the other way; with no direction known, the latest.
                     let want = dirs[i].as_deref().and_then(reverse);
@@ -197,41 +212,45 @@ pub fn annotate(root: &mut Value, config: &TrafficConfig, default_version: Optio
         }
     }
 
-    let copies: Vec<Option<Value>> = (0..entries.len())
-        .map(|i| request_of[i].and_then(|r| entries[r].get("msg").cloned()))
-        .collect();
-    for (i, (entry, copy)) in entries.iter_mut().zip(copies).enumerate() {
-        let Some(obj) = entry.as_object_mut() else {
+    let mut edits = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let Some(obj) = entry.as_object() else {
             continue;
         };
-        obj.insert("kind".to_owned(), kinds[i].as_str().into());
+        let mut members: Vec<(&'static str, Added)> = Vec::with_capacity(7);
+        members.push(("kind", Added::Str(kinds[i].as_str().to_owned())));
         if let Some(m) = methods[i].take() {
-            obj.insert("method".to_owned(), m.into());
+            members.push(("method", Added::Str(m)));
         }
         if !obj.contains_key("dir") {
             if let Some(d) = dirs[i].take() {
-                obj.insert("dir".to_owned(), d.into());
+                members.push(("dir", Added::Str(d)));
             }
         }
-        let list: Vec<Value> = versions[i].take().map(Value::from).into_iter().collect();
-        obj.insert(SCOPE_MEMBER.to_owned(), Value::Array(list));
-        if let Some(copy) = copy {
-            obj.insert("request".to_owned(), copy);
+        members.push((
+            SCOPE_MEMBER,
+            Added::Strings(versions[i].take().into_iter().collect()),
+        ));
+        if let Some(copy) = request_of[i].and_then(|r| entries[r].get("msg")) {
+            members.push(("request", Added::Copy(copy.id())));
         }
         if kinds[i] == Kind::Message(Request) {
-            obj.insert("answered".to_owned(), answered_by[i].is_some().into());
+            members.push(("answered", Added::Bool(answered_by[i].is_some())));
             if in_flight_dup[i] {
-                obj.insert("idInFlight".to_owned(), true.into());
+                members.push(("idInFlight", Added::Bool(true)));
             }
         }
+        edits.push((entry.id(), members));
     }
+    edits
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{Format, Limits, ValueDocument};
+    use crate::document::{Format, Limits, Tree};
     use crate::rules::file::{HandshakeDef, TrafficDef};
+    use serde_json::Value;
 
     fn config() -> TrafficConfig {
         TrafficConfig::compile(&TrafficDef {
@@ -246,10 +265,9 @@ mod tests {
     }
 
     fn annotated(text: &str) -> Value {
-        let doc = ValueDocument::parse_str(text, Format::Capture, &Limits::default()).unwrap();
-        let mut v = doc.into_value();
-        annotate(&mut v, &config(), None);
-        v
+        let mut doc = Document::parse_str(text, Format::Capture, &Limits::default()).unwrap();
+        annotate(&mut doc, &config(), None);
+        doc.to_value()
     }
 
     #[test]
@@ -300,17 +318,14 @@ mod tests {
         ] {
             let path = MessagePath::compile(text).unwrap();
             assert_eq!(path.tokens.is_some(), in_place, "{text}");
-            let read = string_at(&path, &msg, &OnceCell::new());
+            let tree = Tree::from_value(&msg);
+            let read = string_at(&path, tree.root());
             assert_eq!(read.as_deref(), want, "{text}");
             let from_tree = MessagePath {
                 tokens: None,
                 ..path
             };
-            assert_eq!(
-                string_at(&from_tree, &msg, &OnceCell::new()),
-                read,
-                "{text}"
-            );
+            assert_eq!(string_at(&from_tree, tree.root()), read, "{text}");
         }
     }
 
@@ -341,16 +356,19 @@ mod tests {
     #[test]
     fn positions_point_into_the_capture() {
         let text = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"dir\":\"c2s\",\"msg\":{\"jsonrpc\":\"2.0\",\"method\":\"b\",\n\"params\":{}}}\n";
-        let mut doc = ValueDocument::parse_str(text, Format::Capture, &Limits::default()).unwrap();
+        let mut doc = Document::parse_str(text, Format::Capture, &Limits::default()).unwrap();
         assert_eq!(doc.position("/messages/0/msg/method").line, 1);
         // The second message spans two lines, so a framing entry comes before it.
-        assert_eq!(doc.value()["messages"][1]["framing"], "embedded-newline");
+        assert_eq!(
+            doc.root().pointer("/messages/1/framing").unwrap(),
+            "embedded-newline"
+        );
         let p = doc.position("/messages/2/msg/method");
         assert_eq!((p.line, p.column), (2, 46));
         assert_eq!(doc.position("/messages/2/msg/params").line, 3);
-        // Annotated, then compacted for evaluation: the positions stay those of the capture.
-        annotate(doc.value_mut(), &config(), None);
-        let doc = doc.into_document();
+        // Annotated: the positions stay those of the capture, and what was added is at the
+        // start of its entry.
+        annotate(&mut doc, &config(), None);
         assert_eq!(
             doc.root().pointer("/messages/2/kind").unwrap(),
             "notification"

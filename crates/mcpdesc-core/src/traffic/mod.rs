@@ -76,8 +76,7 @@ pub struct Handshake {
 pub struct MessagePath {
     pub path: RelPath,
     /// For a singular path that starts at the message (`@…` or `$…`), its reference tokens:
-    /// messages are annotated while still `serde_json` values, and such a path is then read in
-    /// place rather than from a tree made of the message.
+    /// the annotation reads such a path by following them, without evaluating the path.
     pub(crate) tokens: Option<Vec<String>>,
 }
 

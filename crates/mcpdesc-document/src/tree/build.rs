@@ -36,6 +36,18 @@ pub(crate) struct Mark {
     pos: u32,
 }
 
+/// The sizes of a builder's arrays at one moment (see [`Builder::checkpoint`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Checkpoint {
+    nodes: usize,
+    members: usize,
+    elements: usize,
+    numbers: usize,
+    decoded: usize,
+    pending: usize,
+    keys: usize,
+}
+
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -81,6 +93,98 @@ impl<'t> Builder<'t> {
 
     fn str_of(&self, s: StrRef) -> &str {
         super::str_in(self.text, &self.decoded, s)
+    }
+
+    /// Completes an existing node again, as a child of the open container: a loader that
+    /// reshapes what it read (a capture's records) reuses the nodes instead of copying them.
+    pub(crate) fn adopt(&mut self, id: u32) {
+        self.pending.push(id);
+    }
+
+    /// Takes back the last value completed.
+    pub(crate) fn take_last(&mut self) -> Option<u32> {
+        self.pending.pop()
+    }
+
+    /// The nodes built so far.
+    pub(crate) fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Where everything built so far ends, to undo what a failed read added.
+    pub(crate) fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            nodes: self.nodes.len(),
+            members: self.members.len(),
+            elements: self.elements.len(),
+            numbers: self.numbers.len(),
+            decoded: self.decoded.len(),
+            pending: self.pending.len(),
+            keys: self.keys.len(),
+        }
+    }
+
+    pub(crate) fn rollback(&mut self, at: Checkpoint) {
+        self.nodes.truncate(at.nodes);
+        self.members.truncate(at.members);
+        self.elements.truncate(at.elements);
+        self.numbers.truncate(at.numbers);
+        self.decoded.truncate(at.decoded);
+        self.pending.truncate(at.pending);
+        self.keys.truncate(at.keys);
+    }
+
+    /// The members (key, key position and value node) of node `id` when it is a completed
+    /// object.
+    pub(crate) fn object_members(&self, id: u32) -> Option<impl Iterator<Item = (&str, u32, u32)>> {
+        let node = self.nodes.get(id as usize)?;
+        if node.tag != Tag::Object {
+            return None;
+        }
+        let start = node.a as usize;
+        let members = self.members.get(start..start + node.b as usize)?;
+        Some(
+            members
+                .iter()
+                .map(|m| (self.str_of(m.key), m.key_pos, m.value)),
+        )
+    }
+
+    /// The elements of node `id` when it is a completed array.
+    pub(crate) fn array_elements(&self, id: u32) -> Option<&[u32]> {
+        let node = self.nodes.get(id as usize)?;
+        if node.tag != Tag::Array {
+            return None;
+        }
+        let start = node.a as usize;
+        self.elements.get(start..start + node.b as usize)
+    }
+
+    pub(crate) fn is_object(&self, id: u32) -> bool {
+        self.nodes
+            .get(id as usize)
+            .is_some_and(|n| n.tag == Tag::Object)
+    }
+
+    /// The string of node `id`, when it is one.
+    pub(crate) fn string_of(&self, id: u32) -> Option<&str> {
+        let node = self.nodes.get(id as usize)?;
+        match node.tag {
+            Tag::TextStr => Some(self.str_of(StrRef {
+                start: node.a,
+                len: node.b,
+            })),
+            Tag::DecodedStr => Some(self.str_of(StrRef {
+                start: node.a,
+                len: node.b | DECODED_BIT,
+            })),
+            _ => None,
+        }
+    }
+
+    /// Where node `id` starts.
+    pub(crate) fn pos_of(&self, id: u32) -> u32 {
+        self.nodes.get(id as usize).map_or(super::NO_POS, |n| n.pos)
     }
 
     /// The tree, its root the last value completed.

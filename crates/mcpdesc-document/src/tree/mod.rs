@@ -11,6 +11,7 @@
 
 mod build;
 mod convert;
+mod edit;
 pub(crate) mod lines;
 mod locate;
 mod value_ref;
@@ -20,6 +21,7 @@ use std::borrow::Cow;
 use serde_json::Number;
 
 pub(crate) use build::Builder;
+pub use edit::Added;
 pub use value_ref::{ArrayRef, Kind, Members, ObjectRef, ValueRef};
 
 use crate::Position;
