@@ -19,7 +19,7 @@ use serde_json::Map;
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{excerpt, EvalCtx, Finding};
 use crate::relpath::RelPath;
-use crate::versions::{VersionSet, MAX_VERSIONS};
+use crate::versions::VersionSet;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -65,17 +65,14 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
 
 impl Check for ScopesDisjoint {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
-        // Per key text: the union of the scopes seen so far, and for each version the first
-        // item (its order and pointer) whose scope holds it. Linear in the number of items,
-        // whatever the document (a pairwise comparison would be quadratic).
-        type Seen = (VersionSet, Vec<Option<(usize, String)>>);
+        // Per key text: the union of the scopes seen so far, and the items that widened it
+        // (their scope and pointer), in document order. The earliest item holding any version
+        // of an overlap is always one that widened the union, so an item is kept only when it
+        // adds a version: at most one item per version and key, whatever the document (a
+        // pairwise comparison would be quadratic, one slot per version and key too large).
+        type Seen = (VersionSet, Vec<(VersionSet, String)>);
         let mut seen: HashMap<Cow<'_, str>, Seen> = HashMap::new();
-        for (order, item) in self
-            .items
-            .select(cx.root, node.pointer)
-            .into_iter()
-            .enumerate()
-        {
+        for item in self.items.select(cx.root, node.pointer) {
             let Some(key) = self.key.first(cx.root, &item.pointer) else {
                 continue;
             };
@@ -84,20 +81,15 @@ impl Check for ScopesDisjoint {
                 None => Cow::Owned(key.value.to_string()),
             };
             let scope = cx.scopes.scope_of(&item.pointer);
-            let (union, firsts) = seen
-                .entry(text)
-                .or_insert_with(|| (VersionSet::EMPTY, vec![None; MAX_VERSIONS]));
+            let (union, widened) = seen.entry(text).or_default();
             let overlaps = union.intersection(scope);
-            let first = overlaps
+            let first = widened
                 .iter()
-                .filter_map(|v| firsts.get(v.index()).and_then(Option::as_ref))
-                .min_by_key(|(o, _)| *o)
+                .find(|(s, _)| !s.intersection(overlaps).is_empty())
                 .map(|(_, p)| p.clone());
-            *union = union.union(scope);
-            for v in scope.iter() {
-                if let Some(slot @ None) = firsts.get_mut(v.index()) {
-                    *slot = Some((order, item.pointer.clone()));
-                }
+            if !scope.is_subset(*union) {
+                *union = union.union(scope);
+                widened.push((scope, item.pointer.clone()));
             }
             if let Some(first) = first {
                 let at = self
@@ -141,5 +133,42 @@ mod tests {
         assert_eq!(found[0].pointer, "/tools/3/protocolVersions");
         assert_eq!(found[0].param("first"), Some("/tools/2"));
         assert_eq!(found[0].param("overlap"), Some("2025-11-25"));
+    }
+
+    #[test]
+    fn the_earliest_item_holding_an_overlapping_version_is_named() {
+        let doc = json!({
+            "protocolVersions": ["2025-03-26", "2025-06-18", "2025-11-25"],
+            "tools": [
+                {"name": "a", "protocolVersions": ["2025-06-18"]},
+                {"name": "a", "protocolVersions": ["2025-11-25"]},
+                {"name": "a", "protocolVersions": ["2025-06-18"]},
+                {"name": "a", "protocolVersions": ["2025-11-25", "2025-03-26"]},
+                {"name": "a"}
+            ]
+        });
+        let found = run_on(
+            &json!({"check": "scopes-disjoint", "key": "name"}),
+            &doc,
+            "/tools",
+        );
+        let seen: Vec<_> = found
+            .iter()
+            .map(|f| {
+                (
+                    f.pointer.as_str(),
+                    f.param("first").unwrap_or(""),
+                    f.param("overlap").unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("/tools/2", "/tools/0", "2025-06-18"),
+                ("/tools/3", "/tools/1", "2025-11-25"),
+                ("/tools/4", "/tools/0", "2025-03-26, 2025-06-18, 2025-11-25"),
+            ]
+        );
     }
 }

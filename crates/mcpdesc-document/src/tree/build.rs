@@ -53,13 +53,18 @@ fn to_u32(n: usize) -> u32 {
 }
 
 impl<'t> Builder<'t> {
-    /// A builder borrowing strings from `text`; `nodes_hint` sizes the node array.
+    /// A builder borrowing strings from `text`; `nodes_hint` sizes the node and member arrays.
+    ///
+    /// Every member has a node of its own, so a hint large enough for the nodes is large enough
+    /// for the members. Reserving the same for both costs address space until the pages are
+    /// written, where a smaller guess had the member array copied into one twice its size when
+    /// it was outgrown, both held at the document's peak.
     pub(crate) fn new(text: &'t str, nodes_hint: usize) -> Builder<'t> {
         Builder {
             text,
             decoded: String::new(),
             nodes: Vec::with_capacity(nodes_hint),
-            members: Vec::with_capacity(nodes_hint / 2),
+            members: Vec::with_capacity(nodes_hint),
             elements: Vec::new(),
             numbers: Vec::new(),
             pending: Vec::new(),

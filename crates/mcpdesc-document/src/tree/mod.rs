@@ -66,6 +66,13 @@ pub(crate) struct StrRef {
 
 pub(crate) const DECODED_BIT: u32 = 1 << 31;
 
+impl StrRef {
+    /// The string's length in bytes, known without reading it.
+    pub(crate) fn byte_len(self) -> usize {
+        (self.len & !DECODED_BIT) as usize
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Member {
     pub(crate) key: StrRef,

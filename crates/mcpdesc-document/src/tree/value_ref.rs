@@ -344,7 +344,9 @@ impl<'d> ObjectRef<'d> {
     /// The index of member `key`.
     pub fn index_of(self, key: &str) -> Option<usize> {
         let tree = self.tree;
-        self.slice().iter().position(|m| tree.str_of(m.key) == key)
+        self.slice()
+            .iter()
+            .position(|m| m.key.byte_len() == key.len() && tree.str_of(m.key) == key)
     }
     pub fn get(self, key: &str) -> Option<ValueRef<'d>> {
         let tree = self.tree;
@@ -357,13 +359,10 @@ impl<'d> ObjectRef<'d> {
                 .ok()
                 .map(|i| ValueRef::new(tree, sorted[i].value));
         }
-        let first = key.as_bytes().first();
+        // Lengths are compared from the references, so only keys of the right length are read.
         self.slice()
             .iter()
-            .find(|m| {
-                let k = tree.str_of(m.key);
-                k.len() == key.len() && k.as_bytes().first() == first && k == key
-            })
+            .find(|m| m.key.byte_len() == key.len() && tree.str_of(m.key) == key)
             .map(|m| ValueRef::new(tree, m.value))
     }
     pub fn contains_key(self, key: &str) -> bool {
