@@ -17,7 +17,7 @@
 use serde_json::Number;
 
 use super::tree::lines::{Breaks, Cursor, LineIndex};
-use super::tree::{Builder, Positions, Tree};
+use super::tree::{to_u32, Builder, Positions, Tree};
 use super::{json, Limits, LoadError, LoadErrorKind, Position};
 use crate::sink::Sink;
 
@@ -97,10 +97,6 @@ pub(super) fn parse_tree<'t>(text: &'t str, limits: &Limits) -> Result<Tree<'t>,
 fn line_start(text: &str, offset: u32) -> u32 {
     let before = text.get(..offset as usize).unwrap_or(text);
     before.rfind('\n').map_or(0, |i| to_u32(i + 1))
-}
-
-fn to_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl<'t> Reader<'t, '_> {

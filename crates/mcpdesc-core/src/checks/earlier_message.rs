@@ -12,6 +12,8 @@
 //! (both absent is equal), and `validate` errors of the node's instance against the schema
 //! found. Schemas compile through the evaluation's per-document cache.
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -112,8 +114,9 @@ struct CItem {
 struct EarlierMessage {
     sequence: Vec<String>,
     among: Condition,
-    /// Names the entries meeting `among` in `sequence`: checks with the same two (many rules
-    /// look for the same initialize exchange) share them.
+    /// What the entries meeting `among` in `sequence` are, as text, and its hash: checks with
+    /// the same two (many rules look for the same initialize exchange) share those entries.
+    among_id: Arc<str>,
     among_key: u64,
     join: Vec<CPair>,
     if_none: IfNone,
@@ -164,15 +167,17 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
         .transpose()?;
     let version_sensitive =
         among.uses_version() || expect.as_ref().is_some_and(Condition::uses_version);
+    let among_id: Arc<str> = format!("{sequence:?} {:?}", o.among).into();
     let among_key = {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        (&sequence, format!("{:?}", o.among)).hash(&mut h);
+        among_id.hash(&mut h);
         h.finish()
     };
     Ok(Box::new(EarlierMessage {
         sequence,
         among,
+        among_id,
         among_key,
         join: pairs("join", &o.join)?,
         if_none: o.if_none,
@@ -243,6 +248,12 @@ fn keys(v: Option<ValueRef<'_>>) -> Vec<&str> {
     k
 }
 
+/// The indices of the entries meeting one `among` condition, with that condition's identity.
+struct Candidates {
+    id: Arc<str>,
+    indices: Vec<usize>,
+}
+
 impl EarlierMessage {
     /// The pointer of the sequence array.
     fn base(&self) -> String {
@@ -256,22 +267,16 @@ impl EarlierMessage {
     /// The indices of the entries meeting `among`, in order: computed once per document (and
     /// version, when `among` depends on it), so that finding the entry before a node is a
     /// binary search instead of a walk back over the whole capture.
-    fn candidates(
-        &self,
-        cx: &EvalCtx<'_>,
-        base: &str,
-        entries: ArrayRef<'_>,
-    ) -> std::sync::Arc<Vec<usize>> {
+    fn candidates(&self, cx: &EvalCtx<'_>, base: &str, entries: ArrayRef<'_>) -> Arc<Candidates> {
         let version = if self.among.uses_version() {
             cx.version.map_or(u8::MAX, |v| v.index() as u8)
         } else {
             u8::MAX
         };
-        let key = (self.among_key, version);
-        cx.cache.memo(key, || {
+        let compute = || {
             let mut ptr = String::with_capacity(base.len() + 8);
             ptr.push_str(base);
-            entries
+            let indices = entries
                 .iter()
                 .enumerate()
                 .filter(|(i, entry)| {
@@ -280,8 +285,19 @@ impl EarlierMessage {
                     self.among.holds_at(&ptr, *entry, cx)
                 })
                 .map(|(i, _)| i)
-                .collect()
-        })
+                .collect();
+            Candidates {
+                id: self.among_id.clone(),
+                indices,
+            }
+        };
+        let shared = cx.cache.memo((self.among_key, version), compute);
+        // The key is a hash: the text decides whether the shared entries are these.
+        if shared.id == self.among_id {
+            shared
+        } else {
+            Arc::new(compute())
+        }
     }
 
     /// The earlier entry (pointer and value) and, with `item`, the element found in it.
@@ -310,8 +326,8 @@ impl EarlierMessage {
                 .copied()
         });
         let candidates = self.candidates(cx, &base, entries);
-        let before = candidates.partition_point(|&i| i < index);
-        for &i in candidates[..before].iter().rev() {
+        let before = candidates.indices.partition_point(|&i| i < index);
+        for &i in candidates.indices[..before].iter().rev() {
             let ptr = format!("{base}/{i}");
             let Some(entry) = entries.get(i) else {
                 continue;
@@ -448,14 +464,14 @@ mod tests {
 
     fn capture() -> Value {
         json!({"messages": [
-            {"kind": "result", "method": "tools/list", "line": 3, "msg": {"result": {"tools": [
+            {"kind": "result", "method": "items/list", "line": 3, "msg": {"result": {"tools": [
                 {"name": "a", "inputSchema": {"type": "object", "required": ["x"]},
                  "annotations": {"k": 1}}
             ]}}},
-            {"kind": "request", "method": "tools/call", "line": 4, "msg": {"params": {
+            {"kind": "request", "method": "items/use", "line": 4, "msg": {"params": {
                 "name": "a", "arguments": {}, "annotations": {"k": 2}
             }}},
-            {"kind": "request", "method": "tools/call", "line": 5, "msg": {"params": {
+            {"kind": "request", "method": "items/use", "line": 5, "msg": {"params": {
                 "name": "b", "arguments": {}
             }}}
         ]})
@@ -463,7 +479,7 @@ mod tests {
 
     fn among() -> Value {
         json!({"all": [{"path": "kind", "equals": "result"},
-                       {"path": "method", "equals": "tools/list"}]})
+                       {"path": "method", "equals": "items/list"}]})
     }
 
     #[test]

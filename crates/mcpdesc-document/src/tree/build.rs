@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use serde_json::Number;
 
-use super::{Member, NodeData, Positions, StrRef, Tag, Tree, DECODED_BIT};
+use super::{to_u32, Member, NodeData, Positions, StrRef, Tag, Tree, DECODED_BIT};
 use crate::sink::Sink;
 
 /// Objects with more members than this also store their members sorted by key, for lookups
@@ -46,10 +46,6 @@ pub(crate) struct Checkpoint {
     decoded: usize,
     pending: usize,
     keys: usize,
-}
-
-fn to_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl<'t> Builder<'t> {
@@ -241,7 +237,7 @@ impl Sink for Builder<'_> {
     fn string(&mut self, value: &str, pos: u32) {
         let r = self.str_ref(value);
         if r.len & DECODED_BIT != 0 {
-            self.push(Tag::DecodedStr, r.start, r.len & !DECODED_BIT, pos);
+            self.push(Tag::DecodedStr, r.start, r.byte_len() as u32, pos);
         } else {
             self.push(Tag::TextStr, r.start, r.len, pos);
         }

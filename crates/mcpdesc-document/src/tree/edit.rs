@@ -1,7 +1,7 @@
 //! Members added to the objects of a tree after it was read (a capture's annotations).
 
 use super::build::LINEAR_MEMBERS;
-use super::{Member, NodeData, StrRef, Tag, Tree, DECODED_BIT, NO_POS};
+use super::{to_u32, Member, NodeData, StrRef, Tag, Tree, DECODED_BIT, NO_POS};
 
 /// A value to add to an object of a tree.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,7 +89,7 @@ impl Tree<'_> {
 
     fn add_string(&mut self, s: &str, pos: u32) -> u32 {
         let r = self.add_str(s);
-        self.add_node(Tag::DecodedStr, r.start, r.len & !DECODED_BIT, pos)
+        self.add_node(Tag::DecodedStr, r.start, r.byte_len() as u32, pos)
     }
 
     /// A copy of node `id` and everything in it, placed at `pos`. Strings and numbers are
@@ -151,8 +151,4 @@ impl Tree<'_> {
             tag => self.add_node(tag, node.a, node.b, pos),
         }
     }
-}
-
-fn to_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
 }

@@ -66,6 +66,11 @@ pub(crate) struct StrRef {
 
 pub(crate) const DECODED_BIT: u32 = 1 << 31;
 
+/// A length, index or offset as the tree stores it (32 bits, saturating).
+pub(crate) fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 impl StrRef {
     /// The string's length in bytes, known without reading it.
     pub(crate) fn byte_len(self) -> usize {
