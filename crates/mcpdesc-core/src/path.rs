@@ -678,6 +678,7 @@ impl<'p> PathSet<'p> {
         for i in indices {
             trie.insert(i, &paths[i].steps);
         }
+        trie.plan_indexes();
         PathSet { trie }
     }
 

@@ -445,8 +445,10 @@ impl Check for EarlierMessage {
             else {
                 return;
             };
-            let instance = ivalue.to_value();
-            for error in validator.iter_errors(&instance) {
+            if validator.is_valid(ivalue) {
+                return;
+            }
+            for error in validator.iter_errors(ivalue) {
                 out.push(
                     found("validate", &format!("{ipointer}{}", error.instance_path()))
                         .with("error", shorten(&error.to_string())),

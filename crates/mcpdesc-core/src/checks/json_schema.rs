@@ -6,11 +6,12 @@
 
 use std::sync::Arc;
 
-use jsonschema::{Draft, PatternOptions, Retrieve, Uri, Validator};
+use jsonschema::{Draft, PatternOptions, Retrieve, Uri};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::tree_instance::{TreeJson, TreeValidator as Validator};
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::ValueRef;
 use crate::eval::context::{Compiled, EvalCtx, Finding};
@@ -68,9 +69,9 @@ fn draft_of(declared: Option<&str>, option: DraftOption) -> Draft {
     }
 }
 
-/// Compiles `schema` with network and file access off.
+/// Compiles `schema` with network and file access off, to validate document nodes.
 pub(crate) fn build(schema: &Value, draft: Draft) -> Result<Validator, String> {
-    jsonschema::options()
+    jsonschema::options_for::<TreeJson>()
         .with_draft(draft)
         .with_retriever(NoRetrieval)
         .with_pattern_options(PatternOptions::regex())
@@ -155,8 +156,10 @@ impl Check for JsonSchemaCheck {
                 }
             }
         };
-        let instance = node.value.to_value();
-        for error in validator.iter_errors(&instance) {
+        if validator.is_valid(node.value) {
+            return;
+        }
+        for error in validator.iter_errors(node.value) {
             let suffix = error.instance_path().to_string();
             out.push(
                 Finding::new(format!("{}{}", node.pointer, suffix))

@@ -29,10 +29,13 @@ mod scopes_disjoint;
 mod supported_version;
 #[cfg(test)]
 mod tests_support;
+mod tree_instance;
 mod type_enum;
 mod unique;
 mod uri_template;
 mod version_range;
+
+pub use tree_instance::{TreeJson, TreeValidator};
 
 use std::collections::HashMap;
 use std::fmt;

@@ -15,12 +15,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use jsonschema::{Draft, Validator};
+use jsonschema::Draft;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::json_schema::{build, shorten};
+use super::TreeValidator as Validator;
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
@@ -299,8 +300,10 @@ impl Check for ProtocolSchema {
             return;
         };
         // The validator reads `serde_json` values; the node's subtree is all it needs.
-        let instance = node.value.to_value();
-        for error in validator.iter_errors(&instance) {
+        if validator.is_valid(node.value) {
+            return;
+        }
+        for error in validator.iter_errors(node.value) {
             let suffix = error.instance_path().to_string();
             out.push(
                 Finding::new(format!("{}{}", node.pointer, suffix))

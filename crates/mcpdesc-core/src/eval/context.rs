@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::checks::TreeValidator as Validator;
 use crate::document::{Document, Kind, Limits, ValueRef};
 use crate::versions::{Version, VersionList};
 
@@ -59,7 +60,7 @@ impl Finding {
 
 /// The outcome of compiling a schema from the document.
 pub enum Compiled {
-    Valid(Arc<jsonschema::Validator>),
+    Valid(Arc<Validator>),
     /// The schema does not compile; the compiler's message.
     Invalid(String),
     /// Not compiled: a limit was met (and recorded).
@@ -104,7 +105,7 @@ pub type MemoKey = (u64, u8);
 /// cost 16 MB of its 103 MB peak for no measurable gain in time.
 const KEEP_SCHEMAS: usize = 32;
 
-type Outcome = Result<Arc<jsonschema::Validator>, String>;
+type Outcome = Result<Arc<Validator>, String>;
 
 /// The most recently compiled schemas; the oldest goes when a new one arrives at capacity.
 #[derive(Default)]
@@ -230,7 +231,7 @@ impl DocCache {
         &self,
         pointer: &str,
         schema: ValueRef<'_>,
-        build: impl FnOnce(&Value) -> Result<jsonschema::Validator, String>,
+        build: impl FnOnce(&Value) -> Result<Validator, String>,
     ) -> Compiled {
         let (key, len) = self.hashers.key(schema);
         if let Some(hit) = lock(&self.schemas).by_key.get(&key) {
@@ -382,7 +383,9 @@ mod tests {
             let tree = crate::document::Tree::from_value(&schema);
             cache.compile_at("", tree.root(), |s| {
                 builds.set(builds.get() + 1);
-                jsonschema::validator_for(s).map_err(|e| e.to_string())
+                jsonschema::options_for::<crate::checks::TreeJson>()
+                    .build(s)
+                    .map_err(|e| e.to_string())
             })
         };
         for i in 0..KEEP_SCHEMAS + 5 {

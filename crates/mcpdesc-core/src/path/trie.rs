@@ -1,11 +1,22 @@
 //! Many queries over a document tree in one traversal: queries are stored by their steps in
 //! a trie, so the leading steps they have in common are walked once for all of them, and each
 //! node is visited once for every query reading it while it is in cache.
+//!
+//! Several filters over the same array, each requiring some member of the element to equal
+//! one of a few strings (`[?@.kind == 'a' && ...]`, `[?@.kind == 'b']`), are answered from one
+//! index of the elements by that member's value, built the first time one of them meets the
+//! array: each filter is then tested only on the elements the index names, in array order.
+//! A capture's selectors are dozens of such filters over thousands of entries.
 
-use crate::document::ValueRef;
+use std::collections::HashMap;
 
-use super::select::apply;
-use super::steps::Step;
+use crate::document::{ArrayRef, ValueRef};
+
+use super::select::{apply, Trail};
+use super::steps::{Literal, Logical, Op, Operand, Query, Selector, Step};
+
+/// Arrays shorter than this are filtered element by element: an index would cost more.
+const INDEXED_LEN: usize = 32;
 
 #[derive(Debug)]
 pub(crate) struct StepTrie<'p> {
@@ -18,7 +29,23 @@ struct TrieNode<'p> {
     /// The queries whose steps end here, by index.
     ends: Vec<usize>,
     children: Vec<(&'p Step, usize)>,
+    /// Per child, the equality tests its filter implies (empty when none, or when fewer than
+    /// two children have any, so that no index would be shared).
+    keys: Vec<Vec<KeyTest<'p>>>,
+    /// The distinct member queries of those tests; `KeyTest::query` indexes this.
+    queries: Vec<&'p Query>,
 }
+
+/// A filter holds for an element only if `queries[query]` selects, on that element, a string
+/// among `values`.
+#[derive(Debug)]
+struct KeyTest<'p> {
+    query: usize,
+    values: Vec<&'p str>,
+}
+
+/// The elements of one array by the string each has at one member query.
+type Index<'d> = HashMap<&'d str, Vec<u32>>;
 
 impl<'p> StepTrie<'p> {
     pub(crate) fn new() -> StepTrie<'p> {
@@ -45,6 +72,14 @@ impl<'p> StepTrie<'p> {
         self.nodes[at].ends.push(index);
     }
 
+    /// Finds, once every query is in, the filters that can share an index (until then, every
+    /// filter tests every element).
+    pub(crate) fn plan_indexes(&mut self) {
+        for node in &mut self.nodes {
+            node.plan_keys();
+        }
+    }
+
     /// Calls `f` with the query's index, the pointer and the node, for every node each query
     /// selects in `root`. Each query's nodes come in its own (RFC 9535) order; the queries'
     /// nodes are interleaved.
@@ -69,13 +104,158 @@ impl<'p> StepTrie<'p> {
         for &i in &trie.ends {
             f(i, at, node);
         }
-        for &(step, child) in &trie.children {
+        let items = node.as_array().filter(|a| a.len() >= INDEXED_LEN);
+        let mut indexes: Vec<Option<Index<'d>>> = Vec::new();
+        for (c, &(step, child)) in trie.children.iter().enumerate() {
+            let keys = trie.keys.get(c).map_or(&[][..], Vec::as_slice);
+            if let (Some(items), Step::Child(Selector::Filter(filter)), false) =
+                (items, step, keys.is_empty())
+            {
+                if indexes.is_empty() {
+                    indexes.resize_with(trie.queries.len(), || None);
+                }
+                let candidates = trie.candidates(keys, items, root, &mut indexes);
+                let mark = at.mark();
+                for i in candidates {
+                    let Some(element) = items.get(i as usize) else {
+                        continue;
+                    };
+                    if filter.holds(element, root) {
+                        at.push_index(i as usize);
+                        self.visit(child, element, root, at, f);
+                        at.reset(mark);
+                    }
+                }
+                continue;
+            }
             apply(step, node, root, at, &mut |at, value| {
                 self.visit(child, value, root, at, f);
                 false
             });
         }
     }
+}
+
+impl<'p> TrieNode<'p> {
+    /// Finds the equality tests of the children's filters, keeping them only when at least
+    /// two children have some.
+    fn plan_keys(&mut self) {
+        let mut queries: Vec<&'p Query> = Vec::new();
+        let keys: Vec<Vec<KeyTest<'p>>> = self
+            .children
+            .iter()
+            .map(|(step, _)| match step {
+                Step::Child(Selector::Filter(filter)) => key_tests(filter)
+                    .into_iter()
+                    .map(|(query, values)| {
+                        let slot = match queries.iter().position(|q| *q == query) {
+                            Some(slot) => slot,
+                            None => {
+                                queries.push(query);
+                                queries.len() - 1
+                            }
+                        };
+                        KeyTest {
+                            query: slot,
+                            values,
+                        }
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let with_keys = keys.iter().filter(|k| !k.is_empty()).count();
+        if with_keys < 2 {
+            self.keys = self.children.iter().map(|_| Vec::new()).collect();
+            self.queries = Vec::new();
+        } else {
+            self.keys = keys;
+            self.queries = queries;
+        }
+    }
+
+    /// The positions of the elements of `items` a filter with `keys` may hold for, ascending:
+    /// those of its most selective test.
+    fn candidates<'d>(
+        &self,
+        keys: &[KeyTest<'p>],
+        items: ArrayRef<'d>,
+        root: ValueRef<'d>,
+        indexes: &mut [Option<Index<'d>>],
+    ) -> Vec<u32> {
+        let mut best: Option<Vec<u32>> = None;
+        for key in keys {
+            let index = indexes[key.query].get_or_insert_with(|| {
+                let query = self.queries[key.query];
+                let mut index: Index<'d> = HashMap::new();
+                for (i, element) in items.iter().enumerate() {
+                    if let Some(s) = query.first(element, root).and_then(ValueRef::as_str) {
+                        index.entry(s).or_default().push(i as u32);
+                    }
+                }
+                index
+            });
+            let mut found: Vec<u32> = key
+                .values
+                .iter()
+                .filter_map(|v| index.get(v))
+                .flatten()
+                .copied()
+                .collect();
+            if key.values.len() > 1 {
+                found.sort_unstable();
+                found.dedup();
+            }
+            if best.as_ref().is_none_or(|b| found.len() < b.len()) {
+                best = Some(found);
+            }
+        }
+        best.unwrap_or_default()
+    }
+}
+
+/// Tests `filter` implies: each is a relative query of member names that must select, on
+/// the element, a string among the values. A conjunction implies the tests of each of its
+/// terms; a disjunction one test, when every term tests the same query.
+fn key_tests(filter: &Logical) -> Vec<(&Query, Vec<&str>)> {
+    match filter {
+        Logical::And(items) => items.iter().flat_map(key_tests).collect(),
+        Logical::Or(items) => {
+            let mut query: Option<&Query> = None;
+            let mut values = Vec::new();
+            for item in items {
+                match equality(item) {
+                    Some((q, v)) if query.is_none_or(|seen| seen == q) => {
+                        query = Some(q);
+                        values.push(v);
+                    }
+                    _ => return Vec::new(),
+                }
+            }
+            query.map(|q| vec![(q, values)]).unwrap_or_default()
+        }
+        other => equality(other)
+            .map(|(q, v)| vec![(q, vec![v])])
+            .unwrap_or_default(),
+    }
+}
+
+/// `@.a.b == 'text'` (either way round), for a query of member names only.
+fn equality(filter: &Logical) -> Option<(&Query, &str)> {
+    let Logical::Compare(Op::Eq, left, right) = filter else {
+        return None;
+    };
+    let (query, text) = match (left, right) {
+        (Operand::Node(q), Operand::Literal(Literal::Str(s)))
+        | (Operand::Literal(Literal::Str(s)), Operand::Node(q)) => (q, s),
+        _ => return None,
+    };
+    let names_only = !query.absolute
+        && query
+            .steps
+            .iter()
+            .all(|step| matches!(step, Step::Child(Selector::Name(_))));
+    names_only.then_some((query, &**text))
 }
 
 #[cfg(test)]
@@ -106,5 +286,70 @@ mod tests {
         // first's `name`; the descendant filter and its `x`.
         assert_eq!(trie.nodes.len(), 10);
         assert_eq!(trie.nodes[0].children.len(), 2);
+    }
+
+    /// Filters sharing an index select what each selects alone, in the same order.
+    #[test]
+    fn indexed_filters_select_as_each_query_alone() {
+        let kinds = ["request", "result", "error", "notification"];
+        let methods = ["a/list", "a/call", "b/get", "initialize"];
+        let entries: Vec<serde_json::Value> = (0..200)
+            .map(|i| match i % 13 {
+                // Values an equality on a string never matches, and a missing member.
+                0 => serde_json::json!({"kind": 1, "method": "a/list", "n": i}),
+                1 => serde_json::json!({"method": "a/list", "n": i}),
+                2 => serde_json::json!({"kind": ["request"], "method": "a/call", "n": i}),
+                3 => serde_json::json!({"kind": "request", "method": {"x": "a/call"}, "n": i}),
+                _ => serde_json::json!({
+                    "kind": kinds[i % 4], "method": methods[(i / 4) % 4], "n": i,
+                    "msg": {"id": i, "result": {"tools": [{"name": format!("t{i}")}]}}
+                }),
+            })
+            .collect();
+        let doc = crate::document::Tree::from_value(&serde_json::json!({
+            "messages": entries, "few": [{"kind": "request"}, {"kind": "result"}]
+        }));
+        let texts = [
+            "$.messages[?@.kind == 'request']",
+            "$.messages[?@.kind == 'request' && @.method == 'a/call'].msg",
+            "$.messages[?@.kind == 'result' && (@.method == 'a/list' || @.method == 'b/get')].msg.result.tools[*].name",
+            "$.messages[?'error' == @.kind].n",
+            "$.messages[?@.method == 'initialize' && @.n > 100]",
+            "$.messages[?@.kind != 'request']",
+            "$.messages[?@.kind == 1]",
+            "$.messages[?@.kind == 'result' || @.method == 'a/list']",
+            "$.messages[?@.nothing == 'x']",
+            "$.messages[*].kind",
+            "$.few[?@.kind == 'request']",
+            "$.few[?@.kind == 'result']",
+        ];
+        let paths: Vec<JsonPath> = texts
+            .iter()
+            .map(|t| JsonPath::compile(t).unwrap())
+            .collect();
+        let mut trie = StepTrie::new();
+        for (i, path) in paths.iter().enumerate() {
+            trie.insert(i, &path.steps);
+        }
+        trie.plan_indexes();
+        let filters = &trie.nodes[trie.nodes[0].children[0].1];
+        assert_eq!(filters.keys.iter().filter(|k| !k.is_empty()).count(), 6);
+        let mut together: Vec<Vec<String>> = vec![Vec::new(); paths.len()];
+        trie.for_each(doc.root(), &mut |i, pointer, _| {
+            together[i].push(pointer.to_owned())
+        });
+        for (i, path) in paths.iter().enumerate() {
+            let alone: Vec<String> = path
+                .select(doc.root())
+                .into_iter()
+                .map(|s| s.pointer)
+                .collect();
+            assert_eq!(together[i], alone, "{}", texts[i]);
+            assert!(
+                !alone.is_empty() || texts[i].contains("nothing"),
+                "{}",
+                texts[i]
+            );
+        }
     }
 }

@@ -22,7 +22,7 @@ use serde_json::Number;
 
 pub(crate) use build::Builder;
 pub use edit::Added;
-pub use value_ref::{ArrayRef, Kind, Members, ObjectRef, ValueRef};
+pub use value_ref::{ArrayRef, Elements, Kind, Members, ObjectRef, ValueRef};
 
 use crate::Position;
 

@@ -66,6 +66,12 @@ impl<'d> ValueRef<'d> {
         self.id
     }
 
+    /// The address of the tree holding the node: with [`ValueRef::id`], it tells apart the
+    /// nodes of every tree alive at once.
+    pub fn tree_address(self) -> usize {
+        self.tree as *const _ as *const u8 as usize
+    }
+
     /// Whether both refer to the same node of the same tree.
     pub fn same_node(self, other: ValueRef<'_>) -> bool {
         self.id == other.id
@@ -266,13 +272,43 @@ impl<'d> ArrayRef<'d> {
             .get(start..start + self.len as usize)
             .unwrap_or(&[])
     }
-    pub fn iter(
-        self,
-    ) -> impl DoubleEndedIterator<Item = ValueRef<'d>> + ExactSizeIterator + Clone + 'd {
-        let tree = self.tree;
-        self.ids().iter().map(move |&id| ValueRef::new(tree, id))
+    pub fn iter(self) -> Elements<'d> {
+        Elements {
+            tree: self.tree,
+            inner: self.ids().iter(),
+        }
     }
 }
+
+/// The elements of an array, in order.
+#[derive(Clone)]
+pub struct Elements<'d> {
+    tree: &'d Tree<'d>,
+    inner: std::slice::Iter<'d, u32>,
+}
+
+impl<'d> Iterator for Elements<'d> {
+    type Item = ValueRef<'d>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next().map(|&id| ValueRef::new(self.tree, id))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+    fn nth(&mut self, n: usize) -> Option<Self::Item> {
+        self.inner.nth(n).map(|&id| ValueRef::new(self.tree, id))
+    }
+}
+
+impl DoubleEndedIterator for Elements<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.inner
+            .next_back()
+            .map(|&id| ValueRef::new(self.tree, id))
+    }
+}
+
+impl ExactSizeIterator for Elements<'_> {}
 
 impl<'d> IntoIterator for ArrayRef<'d> {
     type Item = ValueRef<'d>;
