@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::json_schema::{build, shorten};
+use super::tree_instance::failures;
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, ArrayRef, ValueRef};
 use crate::eval::condition::Condition;
@@ -445,10 +446,7 @@ impl Check for EarlierMessage {
             else {
                 return;
             };
-            if validator.is_valid(ivalue) {
-                return;
-            }
-            for error in validator.iter_errors(ivalue) {
+            for error in failures(&validator, ivalue) {
                 out.push(
                     found("validate", &format!("{ipointer}{}", error.instance_path()))
                         .with("error", shorten(&error.to_string())),

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::tree_instance::{TreeJson, TreeValidator as Validator};
+use super::tree_instance::{failures, TreeJson, TreeValidator as Validator};
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::ValueRef;
 use crate::eval::context::{Compiled, EvalCtx, Finding};
@@ -156,10 +156,7 @@ impl Check for JsonSchemaCheck {
                 }
             }
         };
-        if validator.is_valid(node.value) {
-            return;
-        }
-        for error in validator.iter_errors(node.value) {
+        for error in failures(&validator, node.value) {
             let suffix = error.instance_path().to_string();
             out.push(
                 Finding::new(format!("{}{}", node.pointer, suffix))

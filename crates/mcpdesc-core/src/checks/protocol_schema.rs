@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::json_schema::{build, shorten};
-use super::TreeValidator as Validator;
+use super::tree_instance::{failures, TreeValidator as Validator};
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
@@ -299,11 +299,7 @@ impl Check for ProtocolSchema {
         let Some(validator) = self.validator(version, definition) else {
             return;
         };
-        // The validator reads `serde_json` values; the node's subtree is all it needs.
-        if validator.is_valid(node.value) {
-            return;
-        }
-        for error in validator.iter_errors(node.value) {
+        for error in failures(&validator, node.value) {
             let suffix = error.instance_path().to_string();
             out.push(
                 Finding::new(format!("{}{}", node.pointer, suffix))

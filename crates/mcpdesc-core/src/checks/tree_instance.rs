@@ -18,6 +18,18 @@ pub struct TreeJson;
 /// A compiled JSON Schema that validates document nodes.
 pub type TreeValidator = jsonschema::Validator<TreeJson>;
 
+/// The errors of `instance`, none when it is valid: `is_valid` stops at the first failure, so
+/// the errors are collected only for an instance that has some.
+pub(crate) fn failures<'i>(
+    validator: &'i TreeValidator,
+    instance: ValueRef<'i>,
+) -> impl Iterator<Item = jsonschema::ValidationError<'i>> {
+    (!validator.is_valid(instance))
+        .then(|| validator.iter_errors(instance))
+        .into_iter()
+        .flatten()
+}
+
 impl Json for TreeJson {
     type Node<'a> = ValueRef<'a>;
     type PreparedKey = Box<str>;

@@ -29,8 +29,8 @@ struct TrieNode<'p> {
     /// The queries whose steps end here, by index.
     ends: Vec<usize>,
     children: Vec<(&'p Step, usize)>,
-    /// Per child, the equality tests its filter implies (empty when none, or when fewer than
-    /// two children have any, so that no index would be shared).
+    /// Per child, the equality tests its filter implies; empty when fewer than two children
+    /// have any, so that no index would be shared.
     keys: Vec<Vec<KeyTest<'p>>>,
     /// The distinct member queries of those tests; `KeyTest::query` indexes this.
     queries: Vec<&'p Query>,
@@ -164,11 +164,7 @@ impl<'p> TrieNode<'p> {
                 _ => Vec::new(),
             })
             .collect();
-        let with_keys = keys.iter().filter(|k| !k.is_empty()).count();
-        if with_keys < 2 {
-            self.keys = self.children.iter().map(|_| Vec::new()).collect();
-            self.queries = Vec::new();
-        } else {
+        if keys.iter().filter(|k| !k.is_empty()).count() >= 2 {
             self.keys = keys;
             self.queries = queries;
         }
@@ -263,6 +259,16 @@ mod tests {
     use super::super::JsonPath;
     use super::*;
 
+    /// The trie of `paths`, query `i` being `paths[i]`, ready to evaluate.
+    fn trie_of(paths: &[JsonPath]) -> StepTrie<'_> {
+        let mut trie = StepTrie::new();
+        for (i, path) in paths.iter().enumerate() {
+            trie.insert(i, &path.steps);
+        }
+        trie.plan_indexes();
+        trie
+    }
+
     #[test]
     fn shares_common_leading_steps() {
         let paths: Vec<JsonPath> = [
@@ -278,10 +284,7 @@ mod tests {
         .iter()
         .map(|t| JsonPath::compile(t).unwrap())
         .collect();
-        let mut trie = StepTrie::new();
-        for (i, path) in paths.iter().enumerate() {
-            trie.insert(i, &path.steps);
-        }
+        let trie = trie_of(&paths);
         // The root; `tools`, `[*]` and its `name` and `inputSchema`; the two filters and the
         // first's `name`; the descendant filter and its `x`.
         assert_eq!(trie.nodes.len(), 10);
@@ -291,47 +294,43 @@ mod tests {
     /// Filters sharing an index select what each selects alone, in the same order.
     #[test]
     fn indexed_filters_select_as_each_query_alone() {
-        let kinds = ["request", "result", "error", "notification"];
-        let methods = ["a/list", "a/call", "b/get", "initialize"];
+        let colours = ["red", "green", "blue", "grey"];
+        let ops = ["a/list", "a/call", "b/get", "c/start"];
         let entries: Vec<serde_json::Value> = (0..200)
             .map(|i| match i % 13 {
                 // Values an equality on a string never matches, and a missing member.
-                0 => serde_json::json!({"kind": 1, "method": "a/list", "n": i}),
-                1 => serde_json::json!({"method": "a/list", "n": i}),
-                2 => serde_json::json!({"kind": ["request"], "method": "a/call", "n": i}),
-                3 => serde_json::json!({"kind": "request", "method": {"x": "a/call"}, "n": i}),
+                0 => serde_json::json!({"colour": 1, "op": "a/list", "n": i}),
+                1 => serde_json::json!({"op": "a/list", "n": i}),
+                2 => serde_json::json!({"colour": ["red"], "op": "a/call", "n": i}),
+                3 => serde_json::json!({"colour": "red", "op": {"x": "a/call"}, "n": i}),
                 _ => serde_json::json!({
-                    "kind": kinds[i % 4], "method": methods[(i / 4) % 4], "n": i,
-                    "msg": {"id": i, "result": {"tools": [{"name": format!("t{i}")}]}}
+                    "colour": colours[i % 4], "op": ops[(i / 4) % 4], "n": i,
+                    "body": {"id": i, "out": {"items": [{"name": format!("t{i}")}]}}
                 }),
             })
             .collect();
         let doc = crate::document::Tree::from_value(&serde_json::json!({
-            "messages": entries, "few": [{"kind": "request"}, {"kind": "result"}]
+            "entries": entries, "few": [{"colour": "red"}, {"colour": "green"}]
         }));
         let texts = [
-            "$.messages[?@.kind == 'request']",
-            "$.messages[?@.kind == 'request' && @.method == 'a/call'].msg",
-            "$.messages[?@.kind == 'result' && (@.method == 'a/list' || @.method == 'b/get')].msg.result.tools[*].name",
-            "$.messages[?'error' == @.kind].n",
-            "$.messages[?@.method == 'initialize' && @.n > 100]",
-            "$.messages[?@.kind != 'request']",
-            "$.messages[?@.kind == 1]",
-            "$.messages[?@.kind == 'result' || @.method == 'a/list']",
-            "$.messages[?@.nothing == 'x']",
-            "$.messages[*].kind",
-            "$.few[?@.kind == 'request']",
-            "$.few[?@.kind == 'result']",
+            "$.entries[?@.colour == 'red']",
+            "$.entries[?@.colour == 'red' && @.op == 'a/call'].body",
+            "$.entries[?@.colour == 'green' && (@.op == 'a/list' || @.op == 'b/get')].body.out.items[*].name",
+            "$.entries[?'blue' == @.colour].n",
+            "$.entries[?@.op == 'c/start' && @.n > 100]",
+            "$.entries[?@.colour != 'red']",
+            "$.entries[?@.colour == 1]",
+            "$.entries[?@.colour == 'green' || @.op == 'a/list']",
+            "$.entries[?@.nothing == 'x']",
+            "$.entries[*].colour",
+            "$.few[?@.colour == 'red']",
+            "$.few[?@.colour == 'green']",
         ];
         let paths: Vec<JsonPath> = texts
             .iter()
             .map(|t| JsonPath::compile(t).unwrap())
             .collect();
-        let mut trie = StepTrie::new();
-        for (i, path) in paths.iter().enumerate() {
-            trie.insert(i, &path.steps);
-        }
-        trie.plan_indexes();
+        let trie = trie_of(&paths);
         let filters = &trie.nodes[trie.nodes[0].children[0].1];
         assert_eq!(filters.keys.iter().filter(|k| !k.is_empty()).count(), 6);
         let mut together: Vec<Vec<String>> = vec![Vec::new(); paths.len()];
