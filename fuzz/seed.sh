@@ -20,7 +20,8 @@ while IFS= read -r -d '' f; do
       { printf '\x00'; cat "$f"; } > "corpus/validate/seed-$n" ;;
     *.ndjson|*.jsonl)
       # The JSON target also reads every input as a traffic capture.
-      cp "$f" "corpus/json_loader/seed-$n" ;;
+      cp "$f" "corpus/json_loader/seed-$n"
+      { printf '\x02'; cat "$f"; } > "corpus/validate/seed-$n" ;;
     *.yaml|*.yml)
       cp "$f" "corpus/yaml_loader/seed-$n"
       { printf '\x01'; cat "$f"; } > "corpus/validate/seed-$n" ;;

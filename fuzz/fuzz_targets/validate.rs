@@ -1,5 +1,6 @@
-//! End-to-end validation with the embedded catalogue: any bytes, as JSON or YAML (the first
-//! byte decides), give a report, never a panic, and the same report twice.
+//! End-to-end validation with the embedded catalogue: any bytes, as a JSON or YAML description
+//! or as a traffic capture (the first byte decides), give a report, never a panic, and the
+//! same report twice.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -24,10 +25,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    let format = if mode % 2 == 0 {
-        Format::Json
-    } else {
-        Format::Yaml
+    let format = match mode % 3 {
+        0 => Format::Json,
+        1 => Format::Yaml,
+        _ => Format::Capture,
     };
     let report = engine().validate_bytes(rest, format);
     if report.load_error.is_none() && report.diagnostics.len() < 50 {

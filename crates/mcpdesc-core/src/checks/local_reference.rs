@@ -140,7 +140,7 @@ impl Check for LocalReference {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
         let wants = |p: Problem| self.report.contains(&p);
         for (path, allowed) in &self.sites {
-            for site in path.select(cx.root, node.pointer) {
+            for site in path.select_from(cx.root, node.pointer, node.value) {
                 let Some(text) = self.reference(site.value) else {
                     continue;
                 };

@@ -87,7 +87,7 @@ impl Check for MatchesEntry {
         };
         let Some(entry) = self
             .entries
-            .select(cx.root, node.pointer)
+            .select_from(cx.root, node.pointer, node.value)
             .into_iter()
             .find(|e| {
                 self.key

@@ -102,7 +102,7 @@ impl Check for Membership {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
         // (name, pointer of the set member that defines it)
         let mut set: Vec<(&str, String)> = Vec::new();
-        for hit in self.set.select(cx.root, node.pointer) {
+        for hit in self.set.select_from(cx.root, node.pointer, node.value) {
             match (self.targets, hit.value.kind()) {
                 (Targets::Keys, Kind::Object(o)) => {
                     set.extend(o.keys().map(|k| (k, pointer::push(&hit.pointer, k))))
@@ -119,7 +119,7 @@ impl Check for Membership {
                 (Targets::Values, _) => {}
             }
         }
-        for hit in self.values.select(cx.root, node.pointer) {
+        for hit in self.values.select_from(cx.root, node.pointer, node.value) {
             for name in strings(hit.value) {
                 let found = set.iter().find(|(n, _)| *n == name);
                 match (self.expect, found) {

@@ -117,7 +117,7 @@ impl Check for ScopeCoverage {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
         let covered = self
             .items
-            .select(cx.root, node.pointer)
+            .select_from(cx.root, node.pointer, node.value)
             .iter()
             .fold(VersionSet::EMPTY, |acc, item| {
                 acc.union(cx.scopes.scope_of(&item.pointer))

@@ -72,7 +72,7 @@ impl Check for ScopesDisjoint {
         // pairwise comparison would be quadratic, one slot per version and key too large).
         type Seen = (VersionSet, Vec<(VersionSet, String)>);
         let mut seen: HashMap<Cow<'_, str>, Seen> = HashMap::new();
-        for item in self.items.select(cx.root, node.pointer) {
+        for item in self.items.select_from(cx.root, node.pointer, node.value) {
             let Some(key) = self.key.first(cx.root, &item.pointer) else {
                 continue;
             };

@@ -51,9 +51,9 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
 impl Check for Unique {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
         let mut seen: HashMap<Cow<'_, str>, String> = HashMap::new();
-        for item in self.items.select(cx.root, node.pointer) {
+        for item in self.items.select_from(cx.root, node.pointer, node.value) {
             let keys = match &self.key {
-                Some(k) => k.select(cx.root, &item.pointer),
+                Some(k) => k.select_from(cx.root, &item.pointer, item.value),
                 None => vec![item],
             };
             for k in keys {

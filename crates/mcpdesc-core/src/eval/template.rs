@@ -25,41 +25,34 @@ impl Template {
     pub fn parse(text: &str) -> Result<Template, String> {
         let mut pieces = Vec::new();
         let mut buf = String::new();
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '{' if chars.peek() == Some(&'{') => {
-                    chars.next();
-                    buf.push('{');
+        let mut rest = text;
+        // Literal runs are copied whole: a catalogue parses hundreds of templates at load.
+        while let Some(at) = rest.find(['{', '}']) {
+            buf.push_str(&rest[..at]);
+            let brace = rest.as_bytes()[at];
+            let after = &rest[at + 1..];
+            if after.as_bytes().first() == Some(&brace) {
+                buf.push(char::from(brace));
+                rest = &after[1..];
+            } else if brace == b'}' {
+                return Err("unmatched `}` (write `}}` for a literal brace)".into());
+            } else {
+                let len = after
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
+                    .count();
+                let name = &after[..len];
+                if after.as_bytes().get(len) != Some(&b'}') {
+                    return Err(format!("unterminated or invalid placeholder `{{{name}`"));
                 }
-                '}' if chars.peek() == Some(&'}') => {
-                    chars.next();
-                    buf.push('}');
+                if !buf.is_empty() {
+                    pieces.push(Piece::Text(std::mem::take(&mut buf)));
                 }
-                '{' => {
-                    let mut name = String::new();
-                    loop {
-                        match chars.next() {
-                            Some('}') => break,
-                            Some(c) if c.is_ascii_alphanumeric() || c == '-' || c == '_' => {
-                                name.push(c)
-                            }
-                            _ => {
-                                return Err(format!(
-                                    "unterminated or invalid placeholder `{{{name}`"
-                                ))
-                            }
-                        }
-                    }
-                    if !buf.is_empty() {
-                        pieces.push(Piece::Text(std::mem::take(&mut buf)));
-                    }
-                    pieces.push(Piece::Param(name));
-                }
-                '}' => return Err("unmatched `}` (write `}}` for a literal brace)".into()),
-                c => buf.push(c),
+                pieces.push(Piece::Param(name.to_owned()));
+                rest = &after[len + 1..];
             }
         }
+        buf.push_str(rest);
         if !buf.is_empty() {
             pieces.push(Piece::Text(buf));
         }
@@ -119,5 +112,35 @@ mod tests {
         );
         assert!(Template::parse("{oops").is_err());
         assert!(Template::parse("a } b").is_err());
+    }
+
+    #[test]
+    fn literal_runs_braces_and_placeholders_split_as_written() {
+        let pieces = |text: &str| Template::parse(text).map(|t| t.pieces);
+        let text = |s: &str| Piece::Text(s.to_owned());
+        let param = |s: &str| Piece::Param(s.to_owned());
+        assert_eq!(pieces(""), Ok(vec![]));
+        assert_eq!(
+            pieces("é{a-b_1}ü"),
+            Ok(vec![text("é"), param("a-b_1"), text("ü")])
+        );
+        assert_eq!(
+            pieces("{{{a}}}"),
+            Ok(vec![text("{"), param("a"), text("}")])
+        );
+        assert_eq!(pieces("{}{b}"), Ok(vec![param(""), param("b")]));
+        assert_eq!(pieces("}}{{"), Ok(vec![text("}{")]));
+        assert_eq!(
+            pieces("x {a b}"),
+            Err("unterminated or invalid placeholder `{a`".to_owned())
+        );
+        assert_eq!(
+            pieces("{a"),
+            Err("unterminated or invalid placeholder `{a`".to_owned())
+        );
+        assert_eq!(
+            pieces("a}"),
+            Err("unmatched `}` (write `}}` for a literal brace)".to_owned())
+        );
     }
 }

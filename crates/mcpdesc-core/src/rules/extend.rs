@@ -219,6 +219,7 @@ pub(super) fn compile_releases(
             break;
         }
     }
+    super::load::drop_in_parallel(groups.into_iter().flat_map(|g| g.parsed).collect());
     compiled.into_iter().flatten().collect()
 }
 

@@ -213,6 +213,7 @@ impl<'t> Builder<'t> {
             numbers: self.numbers,
             positions,
             root,
+            generation: super::new_generation(),
         }
     }
 }

@@ -19,6 +19,7 @@ impl Tree<'_> {
     /// takes the object's, and its keys have none, as members added to a value before it
     /// became a tree.
     pub(crate) fn add_members(&mut self, object: u32, members: Vec<(&str, Added)>) {
+        self.generation = super::new_generation();
         let Some(node) = self.nodes.get(object as usize).copied() else {
             return;
         };

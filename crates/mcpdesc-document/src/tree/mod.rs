@@ -17,6 +17,7 @@ mod locate;
 mod value_ref;
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Number;
 
@@ -28,6 +29,12 @@ use crate::Position;
 
 /// A position that is not known (documents built from a value, members added later).
 pub(crate) const NO_POS: u32 = u32::MAX;
+
+/// A generation no tree of this process had before (see [`ValueRef::generation`]).
+pub(crate) fn new_generation() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -116,6 +123,8 @@ pub struct Tree<'t> {
     pub(crate) numbers: Vec<Number>,
     pub(crate) positions: Positions,
     pub(crate) root: u32,
+    /// Unique to this tree's content among the trees of the process; an edit changes it.
+    pub(crate) generation: u64,
 }
 
 impl<'t> Tree<'t> {
@@ -144,6 +153,7 @@ impl<'t> Tree<'t> {
             numbers: self.numbers,
             positions: self.positions,
             root: self.root,
+            generation: self.generation,
         }
     }
 

@@ -72,6 +72,18 @@ impl<'d> ValueRef<'d> {
         self.tree as *const _ as *const u8 as usize
     }
 
+    /// Identifies the tree holding the node and its content: no other tree of the process
+    /// has it, and an edit of the tree changes it. With [`ValueRef::id`] it names a node for
+    /// as long as the process runs, so a node found once can be remembered by the two.
+    pub fn generation(self) -> u64 {
+        self.tree.generation
+    }
+
+    /// Node `id` of the same tree (`null` when the tree has no such node).
+    pub fn node_with_id(self, id: u32) -> ValueRef<'d> {
+        ValueRef::new(self.tree, id)
+    }
+
     /// Whether both refer to the same node of the same tree.
     pub fn same_node(self, other: ValueRef<'_>) -> bool {
         self.id == other.id
