@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::checks::{CompileCx, Regexes};
 use crate::path::JsonPath;
 
@@ -219,7 +221,10 @@ pub(super) fn compile_releases(
             break;
         }
     }
-    super::load::drop_in_parallel(groups.into_iter().flat_map(|g| g.parsed).collect());
+    // The parsed files are garbage now; freeing their many small values on one thread took a
+    // tenth of the load, on the thread that goes on to validate.
+    let files: Vec<ParsedFile> = groups.into_iter().flat_map(|g| g.parsed).collect();
+    files.into_par_iter().for_each(drop);
     compiled.into_iter().flatten().collect()
 }
 

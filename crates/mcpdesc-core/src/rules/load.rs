@@ -105,28 +105,6 @@ pub(super) fn in_parallel<'a, T: Sync, R: Send>(
     })
 }
 
-/// Frees `items` on every core. The parsed rule files are garbage once their rules are
-/// compiled, and freeing their many small values on one thread took a tenth of the load.
-pub(super) fn drop_in_parallel<T: Send>(mut items: Vec<T>) {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
-    if threads <= 1 {
-        return;
-    }
-    let per = items.len().div_ceil(threads);
-    let mut parts = Vec::with_capacity(threads);
-    while items.len() > per {
-        parts.push(items.split_off(items.len() - per));
-    }
-    std::thread::scope(|s| {
-        for part in parts {
-            s.spawn(move || drop(part));
-        }
-        drop(items);
-    });
-}
-
 /// Every problem found in a set of rule files; no document is evaluated while any exists.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub struct RuleLoadError {
