@@ -8,7 +8,7 @@ use mcpdesc_core::{Diagnostic, Severity};
 
 mod excerpt;
 
-use excerpt::excerpt;
+use excerpt::{excerpt, SourceLines};
 
 use super::safe::{escape, escape_multiline};
 use super::{plural, versions_suffix, FileResult, RenderContext, Totals};
@@ -76,11 +76,7 @@ pub fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     let p = Palette::new(ctx.color);
     let mut out = String::new();
     for r in results {
-        let lines: Vec<&str> = r
-            .source
-            .as_deref()
-            .map(|s| s.lines().collect())
-            .unwrap_or_default();
+        let lines = SourceLines::new(r.source.as_deref().unwrap_or_default());
         if let Some(e) = r.unclaimed_load_error() {
             let path = escape(&r.path);
             let at = if e.line > 0 {
@@ -114,7 +110,7 @@ fn diagnostic(
     out: &mut String,
     p: &Palette,
     r: &FileResult,
-    lines: &[&str],
+    lines: &SourceLines<'_>,
     d: &Diagnostic,
     ctx: &RenderContext,
 ) {

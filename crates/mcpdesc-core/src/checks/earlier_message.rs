@@ -350,18 +350,26 @@ impl EarlierMessage {
             let Some(Some(key)) = item_key else {
                 return None;
             };
-            let found = item
-                .at
-                .select_from(cx.root, &ptr, entry)
-                .into_iter()
-                .find(|h| {
-                    item.key
-                        .values_from(cx.root, &h.pointer, h.value)
-                        .first()
-                        .is_some_and(|k| *k == key)
+            // An entry may list hundreds of elements (a tools list): only the one found gets
+            // a pointer of its own.
+            let mut found: Option<String> = None;
+            item.at
+                .for_each_from(cx.root, &ptr, entry, &mut |at, element| {
+                    // The element's first key value is the one compared.
+                    let mut first = true;
+                    let mut is_key =
+                        |k: ValueRef<'_>| std::mem::replace(&mut first, false) && k == key;
+                    if found.is_none()
+                        && item
+                            .key
+                            .test_values(cx.root, at, Some(element), &mut is_key)
+                            == Some(true)
+                    {
+                        found = Some(at.to_owned());
+                    }
                 });
-            if let Some(h) = found {
-                return Some((ptr, entry, Some(h.pointer)));
+            if found.is_some() {
+                return Some((ptr, entry, found));
             }
         }
         None

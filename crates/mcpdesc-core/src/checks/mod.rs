@@ -18,6 +18,7 @@ mod matches_entry;
 mod membership;
 mod named_entry;
 mod non_empty;
+mod parsed_files;
 mod pattern;
 mod presence;
 mod protocol_schema;
@@ -73,6 +74,7 @@ pub trait Check: Send + Sync + fmt::Debug {
 }
 
 /// What a check may consult while it compiles.
+pub use parsed_files::{ParsedCell, ParsedFiles};
 pub use regexes::Regexes;
 
 pub struct CompileCx<'a> {
@@ -81,6 +83,8 @@ pub struct CompileCx<'a> {
     pub files: &'a HashMap<String, crate::rules::Text>,
     /// Regular expressions, shared by every rule of the catalogue.
     pub regexes: &'a Regexes,
+    /// Parsed JSON files of the rules directory, shared likewise.
+    pub parsed: &'a ParsedFiles,
 }
 
 /// An option problem, at a JSON Pointer relative to the check's object.

@@ -8,12 +8,13 @@
 //! (`JSONRPCError|JSONRPCErrorResponse`): the first the version's schema defines is used.
 //! When the version's schema defines none of them, the message does not exist in that
 //! version, which is itself a finding. Schema files are parsed, and each (version,
-//! definition) compiled, on first use and then shared: a catalogue that names five
-//! protocol schemas of 100-200 KB loads without parsing any of them, and the compiled
-//! validator holds only the definitions reachable from the one it checks.
+//! definition) compiled, on first use and then shared (a file is parsed once for every
+//! check of the catalogue that names it): a catalogue that names five protocol schemas of
+//! 100-200 KB loads without parsing any of them, and the compiled validator holds only the
+//! definitions reachable from the one it checks.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use jsonschema::Draft;
 use schemars::JsonSchema;
@@ -22,7 +23,9 @@ use serde_json::{Map, Value};
 
 use super::json_schema::{build, shorten};
 use super::tree_instance::{failures, TreeValidator as Validator};
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{
+    options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError, ParsedCell,
+};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 
@@ -74,7 +77,8 @@ struct ProtocolSchema {
 #[derive(Debug)]
 struct SchemaFile {
     text: crate::rules::Text,
-    parsed: OnceLock<Option<Value>>,
+    /// Shared with every check of the catalogue that names the same file.
+    parsed: ParsedCell,
 }
 
 fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>, OptionError> {
@@ -94,7 +98,7 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
         })?;
         files[v.index()] = Some(SchemaFile {
             text: text.clone(),
-            parsed: OnceLock::new(),
+            parsed: cx.parsed.cell(file),
         });
     }
     let key = o

@@ -46,6 +46,7 @@ pub(crate) fn run_for(check: &Value, doc: &Value, at: &str, version: Option<&str
             versions: &versions,
             files: &files,
             regexes: &crate::checks::Regexes::default(),
+            parsed: &crate::checks::ParsedFiles::default(),
         },
     )
     .unwrap_or_else(|e| panic!("{}: {}", e.pointer, e.message));

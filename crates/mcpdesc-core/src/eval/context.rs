@@ -91,6 +91,11 @@ pub struct DocCache {
     exceeded: Mutex<Vec<LimitExceeded>>,
     /// Keys the schema texts without writing them: two independently keyed hashes.
     hashers: SchemaHashers,
+    /// The key of each schema node already met, by (tree generation, node id): several rules
+    /// compile the same node (a tool's schema for itself, then for each of its examples; a
+    /// listed tool's schema for every call of it), and hashing a schema costs as much as
+    /// reading it.
+    node_keys: Mutex<HashMap<(u64, u32), (SchemaKey, u64)>>,
     /// Values a check derives from the whole document once and reuses at every node (the
     /// candidate entries of a sequence, say), by the check's key.
     memos: Mutex<HashMap<MemoKey, Arc<dyn std::any::Any + Send + Sync>>>,
@@ -233,7 +238,13 @@ impl DocCache {
         schema: ValueRef<'_>,
         build: impl FnOnce(&Value) -> Result<Validator, String>,
     ) -> Compiled {
-        let (key, len) = self.hashers.key(schema);
+        let node = (schema.generation(), schema.id());
+        let known = lock(&self.node_keys).get(&node).copied();
+        let (key, len) = known.unwrap_or_else(|| {
+            let keyed = self.hashers.key(schema);
+            lock(&self.node_keys).insert(node, keyed);
+            keyed
+        });
         if let Some(hit) = lock(&self.schemas).by_key.get(&key) {
             return match hit {
                 Ok(v) => Compiled::Valid(v.clone()),
@@ -405,6 +416,30 @@ mod tests {
         assert!(matches!(compile(100_000), Compiled::Refused));
         assert!(matches!(compile(1), Compiled::Valid(_)));
         assert_eq!(cache.take_exceeded().len(), 1);
+    }
+
+    #[test]
+    fn a_node_is_keyed_once_and_equal_nodes_of_other_trees_share_its_compilation() {
+        let cache = DocCache::default();
+        let builds = std::cell::Cell::new(0);
+        let compile = |tree: &crate::document::Tree, at: &str| {
+            let node = tree.root().pointer(at).unwrap();
+            cache.compile_at(at, node, |s| {
+                builds.set(builds.get() + 1);
+                jsonschema::options_for::<crate::checks::TreeJson>()
+                    .build(s)
+                    .map_err(|e| e.to_string())
+            })
+        };
+        let doc = json!({"a": {"type": "string"}, "b": {"type": "string"}});
+        let tree = crate::document::Tree::from_value(&doc);
+        for at in ["/a", "/a", "/b"] {
+            assert!(matches!(compile(&tree, at), Compiled::Valid(_)));
+        }
+        let again = crate::document::Tree::from_value(&doc);
+        assert!(matches!(compile(&again, "/a"), Compiled::Valid(_)));
+        assert_eq!(builds.get(), 1);
+        assert_eq!(lock(&cache.node_keys).len(), 3);
     }
 
     #[test]

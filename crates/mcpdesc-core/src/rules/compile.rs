@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::checks::{self, CompileCx, Regexes};
+use crate::checks::{self, CompileCx, ParsedFiles, Regexes};
 use crate::eval::condition::Condition;
 use crate::eval::scope::ScopeConfig;
 use crate::eval::substitute::ReferenceConfig;
@@ -134,6 +134,7 @@ pub(super) fn compile(
     // Rules compile independently, so the files are spread over the cores; merging in file
     // order keeps duplicate detection and path numbering deterministic.
     let regexes = Regexes::default();
+    let parsed = ParsedFiles::default();
     let outcomes = super::load::in_parallel(
         files,
         |f| f.text_len,
@@ -142,6 +143,7 @@ pub(super) fn compile(
                 versions: &versions,
                 files: &others,
                 regexes: &regexes,
+                parsed: &parsed,
             };
             // Paths are compiled once per text and thread (see `with_compile_memo`).
             JsonPath::with_compile_memo(|| {

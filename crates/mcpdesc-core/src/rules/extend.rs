@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::checks::{CompileCx, Regexes};
+use crate::checks::{CompileCx, ParsedFiles, Regexes};
 use crate::path::JsonPath;
 
 use super::compile::{
@@ -301,10 +301,12 @@ fn extend(
     let mut table = PathTable::of(base);
 
     let regexes = Regexes::default();
+    let parsed = ParsedFiles::default();
     let cx = CompileCx {
         versions: &base.versions,
         files: &others,
         regexes: &regexes,
+        parsed: &parsed,
     };
     let index: HashMap<&str, usize> = base
         .rules

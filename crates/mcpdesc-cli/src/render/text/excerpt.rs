@@ -16,12 +16,56 @@ const MAX_LINE: usize = 500;
 /// Characters of a cut line kept before the finding's column.
 const LEAD: usize = 80;
 
+/// The lines of a source text, split as [`str::lines`] splits them (at `\n`, a `\r` before it
+/// dropped), by the byte offsets where they start: a document of 400,000 lines with one
+/// finding is searched for its line breaks, not cut into a vector of every line.
+pub(super) struct SourceLines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> SourceLines<'a> {
+    pub(super) fn new(text: &'a str) -> SourceLines<'a> {
+        let mut starts = Vec::new();
+        if !text.is_empty() {
+            starts.push(0);
+            starts.extend(
+                memchr::memchr_iter(b'\n', text.as_bytes())
+                    .map(|at| at + 1)
+                    .filter(|&next| next < text.len()),
+            );
+        }
+        SourceLines { text, starts }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Line `n` (1-based) without its line break.
+    fn line(&self, n: usize) -> &'a str {
+        let start = self.starts[n - 1];
+        let line = match self.starts.get(n) {
+            Some(&next) => &self.text[start..next - 1],
+            None => {
+                let rest = &self.text[start..];
+                rest.strip_suffix('\n').unwrap_or(rest)
+            }
+        };
+        if line.len() < self.text.len() - start {
+            line.strip_suffix('\r').unwrap_or(line)
+        } else {
+            line
+        }
+    }
+}
+
 /// Writes the lines (of `lines`, the source) around `line` with a caret under the node at
 /// `column`; returns the gutter width used (0 when the line is not in the source).
 pub(super) fn excerpt(
     out: &mut String,
     p: &Palette,
-    lines: &[&str],
+    lines: &SourceLines<'_>,
     line: u32,
     column: u32,
     yaml: bool,
@@ -34,8 +78,8 @@ pub(super) fn excerpt(
     let last = (line + CONTEXT).min(lines.len() as u32);
     let width = last.to_string().len();
     let bar = paint(p.gutter, "|");
-    let (start, len) = caret(lines[idx - 1].trim_end_matches('\r'), column, yaml);
-    let window = if lines[idx - 1].chars().nth(MAX_LINE).is_none() {
+    let (start, len) = caret(lines.line(idx).trim_end_matches('\r'), column, yaml);
+    let window = if lines.line(idx).chars().nth(MAX_LINE).is_none() {
         0..MAX_LINE
     } else {
         let from = start.saturating_sub(LEAD);
@@ -43,7 +87,7 @@ pub(super) fn excerpt(
     };
     let _ = writeln!(out, "{} {bar}", " ".repeat(width));
     for n in first..=last {
-        let text = lines[n as usize - 1].trim_end_matches('\r');
+        let text = lines.line(n as usize).trim_end_matches('\r');
         let (part, before, after) = cut(text, &window);
         let shown = Shown::new(part);
         let num = paint(p.gutter, &format!("{n:>width$}"));
@@ -179,7 +223,27 @@ fn caret(line: &str, column: u32, yaml: bool) -> (usize, usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::{caret, cut, Shown};
+    use super::{caret, cut, Shown, SourceLines};
+
+    #[test]
+    fn source_lines_split_as_str_lines_does() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\n\n",
+            "a\r\nb\r\n",
+            "a\rb\r",
+            "foo\nbar\n\r\nbaz\r",
+            "\r\n\r\n\n",
+            "é\n∑ x\r\n\tz",
+        ] {
+            let lines = SourceLines::new(text);
+            let got: Vec<&str> = (1..=lines.len()).map(|n| lines.line(n)).collect();
+            assert_eq!(got, text.lines().collect::<Vec<_>>(), "{text:?}");
+        }
+    }
 
     fn under(line: &str, column: u32, yaml: bool) -> (String, usize) {
         let (start, len) = caret(line, column, yaml);
