@@ -104,6 +104,21 @@ impl RelPath {
         self.values_in(root, node, Some(value))
     }
 
+    /// The first value [`RelPath::values_from`] would give, without collecting the others.
+    pub fn first_value_from<'a>(
+        &self,
+        root: ValueRef<'a>,
+        node: &str,
+        value: ValueRef<'a>,
+    ) -> Option<ValueRef<'a>> {
+        let mut first = None;
+        self.test_values(root, node, Some(value), &mut |v| {
+            first = Some(v);
+            true
+        });
+        first
+    }
+
     /// Calls `f` with the pointer and value of each node [`RelPath::select_from`] selects, in
     /// order, without collecting them.
     pub fn for_each_from<'a>(
@@ -356,6 +371,11 @@ mod tests {
             assert_eq!(p.values(doc, node), values, "{path}");
             let at = doc.pointer(node).unwrap();
             assert_eq!(p.values_from(doc, node, at), values, "{path}");
+            assert_eq!(
+                p.first_value_from(doc, node, at),
+                values.first().copied(),
+                "{path}"
+            );
             let from: Vec<_> = p.select_from(doc, node, at);
             assert_eq!(
                 from.iter().map(|h| &h.pointer).collect::<Vec<_>>(),

@@ -313,19 +313,12 @@ impl EarlierMessage {
         let wanted: Vec<Option<ValueRef<'_>>> = self
             .join
             .iter()
-            .map(|p| {
-                p.this
-                    .values_from(cx.root, node.pointer, node.value)
-                    .first()
-                    .copied()
-            })
+            .map(|p| p.this.first_value_from(cx.root, node.pointer, node.value))
             .collect();
-        let item_key = self.item.as_ref().map(|i| {
-            i.equals
-                .values_from(cx.root, node.pointer, node.value)
-                .first()
-                .copied()
-        });
+        let item_key = self
+            .item
+            .as_ref()
+            .map(|i| i.equals.first_value_from(cx.root, node.pointer, node.value));
         let candidates = self.candidates(cx, &base, entries);
         let before = candidates.indices.partition_point(|&i| i < index);
         for &i in candidates.indices[..before].iter().rev() {
@@ -334,7 +327,7 @@ impl EarlierMessage {
                 continue;
             };
             let joined = self.join.iter().zip(&wanted).all(|(p, want)| {
-                let have = p.that.values_from(cx.root, &ptr, entry).first().copied();
+                let have = p.that.first_value_from(cx.root, &ptr, entry);
                 match (want, have) {
                     (Some(w), Some(h)) => *w == h,
                     (None, None) => true,
@@ -355,15 +348,8 @@ impl EarlierMessage {
             let mut found: Option<String> = None;
             item.at
                 .for_each_from(cx.root, &ptr, entry, &mut |at, element| {
-                    // The element's first key value is the one compared.
-                    let mut first = true;
-                    let mut is_key =
-                        |k: ValueRef<'_>| std::mem::replace(&mut first, false) && k == key;
                     if found.is_none()
-                        && item
-                            .key
-                            .test_values(cx.root, at, Some(element), &mut is_key)
-                            == Some(true)
+                        && item.key.first_value_from(cx.root, at, element) == Some(key)
                     {
                         found = Some(at.to_owned());
                     }

@@ -242,15 +242,16 @@ impl ProtocolSchema {
             match k {
                 Part::Value(p) => {
                     if let Some(s) = p
-                        .values_from(cx.root, node.pointer, node.value)
-                        .first()
+                        .first_value_from(cx.root, node.pointer, node.value)
                         .and_then(|v| v.as_str())
                     {
                         parts.push(s.to_owned());
                     }
                 }
                 Part::Present(p, name) => {
-                    if !p.values_from(cx.root, node.pointer, node.value).is_empty() {
+                    if p.first_value_from(cx.root, node.pointer, node.value)
+                        .is_some()
+                    {
                         parts.push(name.clone());
                     }
                 }
