@@ -17,9 +17,10 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-// The command-line tool's allocator, so `bench-measure` reports the tool's memory and time.
-#[global_allocator]
-static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+// The command-line tool's allocator and its policy, so `bench-measure` reports the tool's
+// memory and time.
+#[path = "../../crates/mcpdesc-cli/src/allocator.rs"]
+mod allocator;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,5 +1,6 @@
 //! `mcpdesc`: validate MCP Description documents against a data-driven rule catalogue.
 
+mod allocator;
 mod baseline;
 mod check_cmd;
 mod cli;
@@ -26,11 +27,6 @@ mod validate_cmd;
 use std::process::ExitCode;
 
 use clap::Parser;
-
-// Validation allocates many small, short-lived values; glibc's allocator spent a third of a
-// large document's time consolidating its fragmented heap.
-#[global_allocator]
-static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();

@@ -60,17 +60,18 @@ fn parse_all(files: &[Source<'_>]) -> Vec<Result<ValueDocument, crate::document:
     )
 }
 
-/// `work` applied to contiguous chunks of `items` of about equal `size`, one chunk per core,
-/// with the results concatenated in order. Loading a catalogue is parsing and compiling many
-/// independent files, which this spreads over the cores.
+/// `work` applied to contiguous chunks of `items` of about equal `size`, one chunk per worker
+/// of the shared pool, with the results concatenated in order. Loading a catalogue is parsing
+/// and compiling many independent files, which this spreads over the cores. The pool's
+/// workers, not threads of its own: a thread started and ended for each call cost its start,
+/// and at its end the allocator gave back the memory the thread had cached.
 pub(super) fn in_parallel<'a, T: Sync, R: Send>(
     items: &'a [T],
     size: impl Fn(&T) -> usize,
     work: impl Fn(&'a [T]) -> Vec<R> + Sync,
 ) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
+    use rayon::prelude::*;
+    let threads = rayon::current_num_threads().min(items.len());
     if threads <= 1 {
         return work(items);
     }
@@ -87,22 +88,14 @@ pub(super) fn in_parallel<'a, T: Sync, R: Send>(
     if start < items.len() {
         chunks.push(&items[start..]);
     }
-    let work = &work;
-    // The threads share the compilation's memo of parsed paths.
+    // The workers share the compilation's memo of parsed paths.
     let memo = crate::path::JsonPath::current_memo();
-    std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|chunk| {
-                let memo = memo.clone();
-                s.spawn(move || crate::path::JsonPath::with_memo(memo, || work(chunk)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("loading rules does not panic"))
-            .collect()
-    })
+    let done: Vec<Vec<R>> = chunks
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|chunk| crate::path::JsonPath::with_memo(memo.clone(), || work(chunk)))
+        .collect();
+    done.into_iter().flatten().collect()
 }
 
 /// Every problem found in a set of rule files; no document is evaluated while any exists.
@@ -539,5 +532,39 @@ impl Problems {
             column,
             message: message.into(),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_parallel;
+    use crate::path::JsonPath;
+
+    #[test]
+    fn in_parallel_keeps_order_and_the_memo_on_every_worker() {
+        let items: Vec<usize> = (0..97).collect();
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let (done, chunks) = pool.install(|| {
+                JsonPath::with_compile_memo(|| {
+                    let chunks = std::sync::atomic::AtomicUsize::new(0);
+                    let done = in_parallel(
+                        &items,
+                        |i| i + 1,
+                        |chunk| {
+                            chunks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let memo = JsonPath::current_memo().is_some();
+                            chunk.iter().map(|i| (*i, memo)).collect()
+                        },
+                    );
+                    (done, chunks.into_inner())
+                })
+            });
+            assert_eq!(done, items.iter().map(|i| (*i, true)).collect::<Vec<_>>());
+            assert_eq!(chunks, threads, "one chunk per worker");
+        }
     }
 }
