@@ -39,10 +39,9 @@ pub fn return_freed_memory_at_once() {
 
 #[cfg(test)]
 mod tests {
-    use tikv_jemalloc_ctl::{Access, AsName};
-
     #[test]
     fn every_arena_returns_freed_memory_at_once_afterwards() {
+        use tikv_jemalloc_ctl::{Access, AsName};
         // An arena of this thread's own, in use before the call.
         let kept: Vec<u8> = vec![1; 1 << 20];
         super::return_freed_memory_at_once();
@@ -52,11 +51,7 @@ mod tests {
         let arenas: u32 = b"arenas.narenas\0".name().read().unwrap();
         let mut initialised = 0;
         for i in 0..arenas {
-            let Ok(ms) = format!("arena.{i}.dirty_decay_ms\0")
-                .as_str()
-                .name()
-                .read()
-            else {
+            let Ok(ms) = format!("arena.{i}.dirty_decay_ms\0").as_str().name().read() else {
                 continue;
             };
             let ms: isize = ms;

@@ -135,25 +135,16 @@ pub(super) fn compile(
     // order keeps duplicate detection and path numbering deterministic.
     let regexes = Regexes::default();
     let parsed = ParsedFiles::default();
-    let outcomes = super::load::in_parallel(
-        files,
-        |f| f.text_len,
-        |chunk| {
-            let cx = CompileCx {
-                versions: &versions,
-                files: &others,
-                regexes: &regexes,
-                parsed: &parsed,
-            };
-            // Paths are compiled once per text and thread (see `with_compile_memo`).
-            JsonPath::with_compile_memo(|| {
-                chunk
-                    .iter()
-                    .flat_map(|f| compile_rules(f, "/rules", "", &versions, &cx, &surfaces))
-                    .collect()
-            })
-        },
-    );
+    let cx = CompileCx {
+        versions: &versions,
+        files: &others,
+        regexes: &regexes,
+        parsed: &parsed,
+    };
+    // Paths are compiled once per text (see `with_compile_memo`).
+    let outcomes = super::load::in_parallel(files, |f| {
+        JsonPath::with_compile_memo(|| compile_rules(f, "/rules", "", &versions, &cx, &surfaces))
+    });
     let mut rules = Vec::new();
     let mut seen: HashMap<String, RuleSource> = HashMap::new();
     for outcome in outcomes {
