@@ -102,7 +102,7 @@ pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
         Format::Capture => Format::Json,
         other => other,
     };
-    let bytes = mcpdesc_core::document::read_bounded(path, limits.max_input_bytes)
+    let bytes = crate::inputs::read_document(path, limits.max_input_bytes)
         .with_context(|| format!("cannot read {display}"))?;
     let checked = engine.validate_bytes(&bytes, format);
     let text = crate::findings::source_text(bytes);

@@ -84,7 +84,6 @@ pub fn engine(
     }
     // Kept as its type, so that callers can read each problem's position.
     .map_err(anyhow::Error::from)?;
-    crate::allocator::return_freed_memory_at_once();
     Ok(engine.with_spec_version(spec_version)?)
 }
 

@@ -24,6 +24,26 @@ pub struct Input {
     pub source: Source,
 }
 
+/// The bytes of the document file at `path` (at most `limit` and one more, as
+/// [`mcpdesc_core::document::read_bounded`]), read after the allocator is prepared for its size.
+pub fn read_document(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let len = std::fs::metadata(path).map_or(0, |m| m.len());
+    crate::allocator::prepare_for_document(len.min(limit));
+    mcpdesc_core::document::read_bounded(path, limit)
+}
+
+/// Standard input (at most `limit` bytes and one more), with the allocator prepared for its
+/// size once it is read: its length is not known before.
+pub fn read_stdin(limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    std::io::stdin()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut buf)?;
+    crate::allocator::prepare_for_document(buf.len() as u64);
+    Ok(buf)
+}
+
 /// The extensions of the files a directory or glob yields.
 const DOCUMENT_EXTENSIONS: [&str; 5] = [".json", ".yaml", ".yml", ".ndjson", ".jsonl"];
 

@@ -2,7 +2,7 @@
 //! apply configuration ignores, in-document suppressions, the strict profile and the
 //! baseline, render, and choose the exit code.
 
-use std::io::{IsTerminal as _, Read as _};
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -228,10 +228,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     }
     let mut stdin_text = None;
     if inputs.iter().any(|i| i.source == Source::Stdin) {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .take(engine.limits().max_input_bytes.saturating_add(1))
-            .read_to_end(&mut buf)
+        let buf = inputs::read_stdin(engine.limits().max_input_bytes)
             .context("cannot read standard input")?;
         stdin_text = Some(buf);
     }
@@ -371,10 +368,8 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>, kind: InputKind) 
     let bytes = match &input.source {
         Source::Missing(why) => Err(why.clone()),
         Source::Stdin => Ok(stdin.unwrap_or_default().to_vec()),
-        Source::File(path) => {
-            mcpdesc_core::document::read_bounded(path, engine.limits().max_input_bytes)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))
-        }
+        Source::File(path) => inputs::read_document(path, engine.limits().max_input_bytes)
+            .map_err(|e| format!("cannot read {}: {e}", path.display())),
     };
     let bytes = match bytes {
         Ok(b) => b,

@@ -74,6 +74,9 @@ pub fn run(args: ServerArgs) -> Result<ExitCode> {
     };
     // Fail before talking to the editor when the command line's own rules are broken.
     crate::cli::engine(&args.rules.rules, args.rules.spec_version.as_deref())?;
+    // A long-running process: what each check of a large document frees goes back to the
+    // system at once, rather than adding to the next check's peak.
+    crate::allocator::return_freed_memory_at_once();
 
     let (connection, io_threads) = Connection::stdio();
     let capabilities = serde_json::to_value(capabilities())?;
