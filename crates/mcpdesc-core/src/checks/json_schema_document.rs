@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use super::json_schema::build;
 use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, Kind, Tree, ValueRef};
-use crate::eval::context::{Compiled, EvalCtx, Finding};
+use crate::eval::context::{EvalCtx, Finding};
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
 enum DraftName {
@@ -118,6 +118,75 @@ fn strip_external_refs(v: ValueRef<'_>) -> Value {
     }
 }
 
+/// Whether `schema` is valid without compiling it: it passes the meta-schema of `draft`, which
+/// its `$schema` names (or which is the default for a schema without one), and it holds only
+/// keywords whose compilation cannot fail on a value that meta-schema accepts. That leaves out
+/// references and identifiers (which must resolve), regular expressions (which must parse),
+/// embedded dialects, and counts beyond 64 bits. Compiling costs several times what checking
+/// the meta-schema does, and most schemas are never used to validate an instance; any schema
+/// this does not answer for is compiled, as every one was before, so reports are the same.
+fn valid_without_compiling(schema: ValueRef<'_>, draft: Draft) -> bool {
+    let named = match schema.get("$schema") {
+        None => Draft::default(),
+        Some(uri) => match uri.as_str() {
+            Some(uri) => Draft::from_schema_uri(uri),
+            None => return false,
+        },
+    };
+    // The meta-schema checked below is the one `$schema` names; it must be the one `build`
+    // checks against.
+    named == draft
+        && plain(schema, draft, true)
+        && match draft {
+            // The validators `build` checks schemas with.
+            Draft::Draft202012 => jsonschema::draft202012::meta::is_valid(&schema.to_value()),
+            Draft::Draft7 => jsonschema::draft7::meta::is_valid(&schema.to_value()),
+            _ => false,
+        }
+}
+
+/// Whether every keyword of `schema` and of its subschemas compiles whenever the schema passes
+/// its meta-schema (see [`valid_without_compiling`]).
+fn plain(schema: ValueRef<'_>, draft: Draft, root: bool) -> bool {
+    let Some(members) = schema.as_object() else {
+        return schema.is_boolean();
+    };
+    let each = |v: ValueRef<'_>| {
+        v.as_array()
+            .is_some_and(|a| a.iter().all(|s| plain(s, draft, false)))
+    };
+    let named = |v: ValueRef<'_>| {
+        v.as_object()
+            .is_some_and(|m| m.values().all(|s| plain(s, draft, false)))
+    };
+    let draft_2020 = draft == Draft::Draft202012;
+    members.iter().all(|(key, value)| match key {
+        "$schema" => root,
+        "title" | "description" | "default" | "examples" | "$comment" | "deprecated"
+        | "readOnly" | "writeOnly" | "enum" | "const" | "required" | "type" | "uniqueItems"
+        | "format" | "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum"
+        | "multipleOf" => true,
+        "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" => {
+            value.as_u64().is_some()
+        }
+        "not" | "if" | "then" | "else" | "contains" | "propertyNames" | "additionalProperties" => {
+            plain(value, draft, false)
+        }
+        "allOf" | "anyOf" | "oneOf" => each(value),
+        "properties" => named(value),
+        "items" if draft_2020 => plain(value, draft, false),
+        "prefixItems" if draft_2020 => each(value),
+        "$defs" | "dependentSchemas" if draft_2020 => named(value),
+        "minContains" | "maxContains" if draft_2020 => value.as_u64().is_some(),
+        "dependentRequired" if draft_2020 => true,
+        "items" => plain(value, draft, false) || each(value),
+        "additionalItems" if !draft_2020 => plain(value, draft, false),
+        "definitions" if !draft_2020 => named(value),
+        // Extension keywords are annotations to every dialect.
+        _ => key.starts_with("x-"),
+    })
+}
+
 impl Check for JsonSchemaDocument {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
         if !node.value.is_object() && !node.value.is_boolean() {
@@ -153,14 +222,13 @@ impl Check for JsonSchemaDocument {
         } else {
             node.value
         };
-        // Compiled once per distinct schema, within the evaluation's schema limits.
-        let error = match cx
-            .cache
-            .compile_at(node.pointer, schema, |s| build(s, draft))
-        {
-            Compiled::Valid(_) | Compiled::Refused => None,
-            Compiled::Invalid(e) => Some(e),
-        };
+        // Checked once per distinct schema, within the evaluation's schema limits.
+        let error = cx.cache.schema_problem_at(
+            node.pointer,
+            schema,
+            |s| valid_without_compiling(s, draft),
+            |s| build(s, draft),
+        );
         if let Some(e) = error {
             out.push(Finding::new(node.pointer).with("error", e));
         }
@@ -169,9 +237,10 @@ impl Check for JsonSchemaDocument {
 
 #[cfg(test)]
 mod tests {
-    use super::{has_external_ref, strip_external_refs};
+    use super::{build, has_external_ref, plain, strip_external_refs, valid_without_compiling};
     use crate::checks::tests_support::run_on;
     use crate::document::Tree;
+    use jsonschema::Draft;
     use serde_json::json;
 
     #[test]
@@ -216,5 +285,162 @@ mod tests {
         assert_eq!(run_on(&check(), &doc, "/bad").len(), 1);
         assert_eq!(run_on(&check(), &doc, "/local").len(), 1);
         assert!(run_on(&check(), &doc, "/external").is_empty());
+    }
+
+    /// `valid_without_compiling` answers only for schemas that compile, and for every schema
+    /// of the keywords it knows, it answers as compiling does.
+    fn agrees_with_compiling(schema: &serde_json::Value, draft: Draft) -> Result<(), String> {
+        let tree = Tree::from_value(schema);
+        let vouched = valid_without_compiling(tree.root(), draft);
+        let compiled = build(schema, draft);
+        if vouched && compiled.is_err() {
+            return Err(format!(
+                "vouched for {schema}, which fails: {:?}",
+                compiled.err()
+            ));
+        }
+        let known = plain(tree.root(), draft, true)
+            && match schema.get("$schema") {
+                None => draft == Draft::default(),
+                Some(s) => s
+                    .as_str()
+                    .is_some_and(|uri| Draft::from_schema_uri(uri) == draft),
+            };
+        if known && vouched != compiled.is_ok() {
+            return Err(format!(
+                "{schema} ({draft:?}): vouched {vouched}, compiled {:?}",
+                compiled.err()
+            ));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn schemas_vouched_for_are_those_that_compile() {
+        let cases = [
+            json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 1}},
+                   "required": ["a"], "additionalProperties": false, "x-mcp-header": "A"}),
+            json!({"type": "object", "properties": {"a": {"type": 5}}}),
+            json!({"type": "strin"}),
+            json!({"minLength": 1.0}),
+            json!({"minLength": 1.5}),
+            json!({"minLength": -1}),
+            json!({"maxItems": 1e30}),
+            json!({"maxItems": 18446744073709551615u64}),
+            json!({"multipleOf": 0}),
+            json!({"required": ["a", "a"]}),
+            json!({"enum": []}),
+            json!({"allOf": []}),
+            json!({"items": [{"type": "string"}]}),
+            json!({"items": {"type": "string"}, "additionalItems": false}),
+            json!({"$defs": {"a": {"type": "string"}}, "definitions": {"b": 1}}),
+            json!({"pattern": "("}),
+            json!({"pattern": "^a$"}),
+            json!({"$ref": "#/$defs/missing"}),
+            json!({"properties": {"a": {"$schema": "http://json-schema.org/draft-07/schema#"}}}),
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": [true]}),
+            json!({"$schema": 5}),
+            json!({"dependentRequired": {"a": ["b"]}, "dependentSchemas": {"a": {"minProperties": 2}}}),
+            json!({"minContains": 2, "contains": {"const": 1}}),
+            json!({"if": {"required": ["a"]}, "then": false, "else": true}),
+            json!({"format": "date-time", "examples": [1], "default": null}),
+            json!({"format": 5}),
+            json!(true),
+            json!({}),
+        ];
+        for draft in [Draft::Draft202012, Draft::Draft7] {
+            for case in &cases {
+                agrees_with_compiling(case, draft).unwrap();
+            }
+        }
+    }
+
+    mod random {
+        use super::agrees_with_compiling;
+        use jsonschema::Draft;
+        use proptest::prelude::*;
+        use serde_json::{json, Value};
+
+        /// Keyword values of every shape, right and wrong.
+        fn value() -> impl Strategy<Value = Value> {
+            prop_oneof![
+                Just(json!(null)),
+                any::<bool>().prop_map(Value::from),
+                (-3i64..5).prop_map(Value::from),
+                Just(json!(1.5)),
+                Just(json!(2.0)),
+                Just(json!(1e300)),
+                "[a-z]{0,3}".prop_map(Value::from),
+                Just(json!("string")),
+                Just(json!(["a", "b"])),
+                Just(json!(["a", "a"])),
+                Just(json!([])),
+                Just(json!({})),
+            ]
+        }
+
+        fn schema() -> impl Strategy<Value = Value> {
+            let keyword = prop_oneof![
+                Just("type"),
+                Just("minLength"),
+                Just("maxItems"),
+                Just("minimum"),
+                Just("multipleOf"),
+                Just("required"),
+                Just("enum"),
+                Just("const"),
+                Just("format"),
+                Just("title"),
+                Just("uniqueItems"),
+                Just("minContains"),
+                Just("dependentRequired"),
+                Just("x-note"),
+                Just("exclusiveMinimum"),
+            ];
+            let leaf = prop::collection::btree_map(keyword, value(), 0..4).prop_map(|m| {
+                Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+            });
+            prop_oneof![leaf, any::<bool>().prop_map(Value::from), value()].prop_recursive(
+                3,
+                24,
+                4,
+                |inner| {
+                    let nested = prop_oneof![
+                        Just("items"),
+                        Just("not"),
+                        Just("additionalProperties"),
+                        Just("if"),
+                        Just("contains"),
+                        Just("additionalItems"),
+                    ];
+                    let listed = prop_oneof![
+                        Just("allOf"),
+                        Just("anyOf"),
+                        Just("prefixItems"),
+                        Just("items")
+                    ];
+                    let named = prop_oneof![Just("properties"), Just("$defs"), Just("definitions")];
+                    prop_oneof![
+                        (nested, inner.clone()).prop_map(|(k, v)| json!({ k: v })),
+                        (listed, prop::collection::vec(inner.clone(), 0..3))
+                            .prop_map(|(k, v)| json!({ k: v })),
+                        (named, prop::collection::btree_map("[ab]", inner, 0..3))
+                            .prop_map(|(k, v)| json!({ k: v })),
+                    ]
+                },
+            )
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+            #[test]
+            fn vouching_agrees_with_compiling(schema in schema(), draft_7 in any::<bool>()) {
+                let draft = if draft_7 { Draft::Draft7 } else { Draft::Draft202012 };
+                if let Err(e) = agrees_with_compiling(&schema, draft) {
+                    prop_assert!(false, "{}", e);
+                }
+            }
+        }
     }
 }

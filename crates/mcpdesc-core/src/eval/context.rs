@@ -85,6 +85,8 @@ pub struct DocCache {
     schemas: Mutex<Recent>,
     /// Every distinct schema compiled so far, for `max-schemas`.
     seen: Mutex<HashSet<SchemaKey>>,
+    /// Schemas found valid without being compiled (see [`DocCache::schema_problem_at`]).
+    vouched: Mutex<HashSet<SchemaKey>>,
     /// Schemas refused by a limit, so a refusal is recorded once per schema.
     refused: Mutex<HashSet<SchemaKey>>,
     limits: Limits,
@@ -238,6 +240,46 @@ impl DocCache {
         schema: ValueRef<'_>,
         build: impl FnOnce(&Value) -> Result<Validator, String>,
     ) -> Compiled {
+        match self.admit_node(pointer, schema) {
+            Ok(key) => self.build_keyed(key, schema, build),
+            Err(known) => known,
+        }
+    }
+
+    /// Why the schema at `pointer` does not compile, `None` when it does or a limit refused
+    /// it. A schema `vouch` answers for is valid without being compiled (a validator is only
+    /// compiled for it when some rule validates an instance with it); it counts towards
+    /// `max-schemas` all the same, so limits are met where they were met before. `vouch` must
+    /// answer only for schemas that `build` compiles.
+    pub fn schema_problem_at(
+        &self,
+        pointer: &str,
+        schema: ValueRef<'_>,
+        vouch: impl FnOnce(ValueRef<'_>) -> bool,
+        build: impl FnOnce(&Value) -> Result<Validator, String>,
+    ) -> Option<String> {
+        let key = match self.admit_node(pointer, schema) {
+            Ok(key) => key,
+            Err(Compiled::Invalid(e)) => return Some(e),
+            Err(_) => return None,
+        };
+        if lock(&self.vouched).contains(&key) {
+            return None;
+        }
+        if vouch(schema) {
+            lock(&self.seen).insert(key);
+            lock(&self.vouched).insert(key);
+            return None;
+        }
+        match self.build_keyed(key, schema, build) {
+            Compiled::Invalid(e) => Some(e),
+            Compiled::Valid(_) | Compiled::Refused => None,
+        }
+    }
+
+    /// The key of `schema`, when it is neither compiled already (`Err` with the outcome) nor
+    /// refused by a limit (`Err(Compiled::Refused)`).
+    fn admit_node(&self, pointer: &str, schema: ValueRef<'_>) -> Result<SchemaKey, Compiled> {
         let node = (schema.generation(), schema.id());
         let known = lock(&self.node_keys).get(&node).copied();
         let (key, len) = known.unwrap_or_else(|| {
@@ -246,14 +288,24 @@ impl DocCache {
             keyed
         });
         if let Some(hit) = lock(&self.schemas).by_key.get(&key) {
-            return match hit {
+            return Err(match hit {
                 Ok(v) => Compiled::Valid(v.clone()),
                 Err(e) => Compiled::Invalid(e.clone()),
-            };
+            });
         }
         if !self.admit_keyed(pointer, key, len) {
-            return Compiled::Refused;
+            return Err(Compiled::Refused);
         }
+        Ok(key)
+    }
+
+    /// Compiles an admitted schema and remembers the outcome.
+    fn build_keyed(
+        &self,
+        key: SchemaKey,
+        schema: ValueRef<'_>,
+        build: impl FnOnce(&Value) -> Result<Validator, String>,
+    ) -> Compiled {
         // Compiled outside the lock: compiling is most of the cost, and other threads may
         // need other schemas meanwhile.
         let built = build(&schema.to_value()).map(Arc::new);
@@ -416,6 +468,61 @@ mod tests {
         assert!(matches!(compile(100_000), Compiled::Refused));
         assert!(matches!(compile(1), Compiled::Valid(_)));
         assert_eq!(cache.take_exceeded().len(), 1);
+    }
+
+    #[test]
+    fn vouched_schemas_count_towards_the_limit_and_are_compiled_when_needed() {
+        let limits = Limits {
+            max_schemas: 2,
+            ..Limits::default()
+        };
+        let cache = DocCache::with_limits(&limits);
+        let builds = std::cell::Cell::new(0);
+        let build = |s: &Value| {
+            builds.set(builds.get() + 1);
+            jsonschema::options_for::<crate::checks::TreeJson>()
+                .build(s)
+                .map_err(|e| e.to_string())
+        };
+        let doc = json!({"a": {"type": "string"}, "b": {"type": 5}, "c": {"type": "number"}});
+        let tree = crate::document::Tree::from_value(&doc);
+        let at = |p: &str| tree.root().pointer(p).unwrap();
+        // Vouched for: valid, not compiled, counted.
+        assert_eq!(
+            cache.schema_problem_at("/a", at("/a"), |_| true, build),
+            None
+        );
+        assert_eq!(builds.get(), 0);
+        // Not vouched for: compiled, and its problem reported.
+        assert!(cache
+            .schema_problem_at("/b", at("/b"), |_| false, build)
+            .is_some());
+        assert_eq!(builds.get(), 1);
+        // A third distinct schema is past the limit, vouched for or not.
+        assert_eq!(
+            cache.schema_problem_at("/c", at("/c"), |_| true, build),
+            None
+        );
+        assert_eq!(cache.take_exceeded().len(), 1);
+        assert!(matches!(
+            cache.compile_at("/c", at("/c"), build),
+            Compiled::Refused
+        ));
+        // The vouched schema is asked again without being checked again, and compiled, within
+        // the limit, once an instance needs it.
+        let asked = std::cell::Cell::new(false);
+        let vouch = |_: ValueRef<'_>| {
+            asked.set(true);
+            true
+        };
+        assert_eq!(cache.schema_problem_at("/a", at("/a"), vouch, build), None);
+        assert!(!asked.get());
+        assert!(matches!(
+            cache.compile_at("/a", at("/a"), build),
+            Compiled::Valid(_)
+        ));
+        assert_eq!(builds.get(), 2);
+        assert!(cache.take_exceeded().is_empty());
     }
 
     #[test]
