@@ -118,24 +118,19 @@ fn strip_external_refs(v: ValueRef<'_>) -> Value {
     }
 }
 
-/// Whether `schema` is valid without compiling it: it passes the meta-schema of `draft`, which
-/// its `$schema` names (or which is the default for a schema without one), and it holds only
-/// keywords whose compilation cannot fail on a value that meta-schema accepts. That leaves out
-/// references and identifiers (which must resolve), regular expressions (which must parse),
-/// embedded dialects, and counts beyond 64 bits. Compiling costs several times what checking
-/// the meta-schema does, and most schemas are never used to validate an instance; any schema
-/// this does not answer for is compiled, as every one was before, so reports are the same.
+/// Whether `schema` is valid without compiling it: it passes the meta-schema of `draft` (the
+/// one `build` checks it against, whatever its `$schema` says; a `$schema` naming another
+/// dialect is left to `build`), and it holds only keywords whose compilation cannot fail on a
+/// value that meta-schema accepts. That leaves out references and identifiers (which must
+/// resolve), regular expressions (which must parse), embedded dialects, and counts beyond 64
+/// bits. Compiling costs several times what checking the meta-schema does, and most schemas
+/// are never used to validate an instance; any schema this does not answer for is compiled,
+/// as every one was before, so reports are the same.
 fn valid_without_compiling(schema: ValueRef<'_>, draft: Draft) -> bool {
-    let named = match schema.get("$schema") {
-        None => Draft::default(),
-        Some(uri) => match uri.as_str() {
-            Some(uri) => Draft::from_schema_uri(uri),
-            None => return false,
-        },
-    };
-    // The meta-schema checked below is the one `$schema` names; it must be the one `build`
-    // checks against.
-    named == draft
+    let named_elsewhere = schema
+        .get("$schema")
+        .is_some_and(|uri| uri.as_str().map(Draft::from_schema_uri) != Some(draft));
+    !named_elsewhere
         && plain(schema, draft, true)
         && match draft {
             // The validators `build` checks schemas with.
@@ -300,12 +295,10 @@ mod tests {
             ));
         }
         let known = plain(tree.root(), draft, true)
-            && match schema.get("$schema") {
-                None => draft == Draft::default(),
-                Some(s) => s
-                    .as_str()
-                    .is_some_and(|uri| Draft::from_schema_uri(uri) == draft),
-            };
+            && schema.get("$schema").is_none_or(|s| {
+                s.as_str()
+                    .is_some_and(|uri| Draft::from_schema_uri(uri) == draft)
+            });
         if known && vouched != compiled.is_ok() {
             return Err(format!(
                 "{schema} ({draft:?}): vouched {vouched}, compiled {:?}",
