@@ -264,8 +264,10 @@ impl Task for Compile {
 
 /// A source as taken from JavaScript: owned, so that an asynchronous validation can run on
 /// another thread while the caller's values change.
+///
+/// Text arrives as bytes: `index.js` encodes a string itself, much faster than a napi string
+/// conversion.
 enum Owned {
-    Text(String),
     Bytes(Vec<u8>),
     /// JSON text of a decoded value.
     Value(String),
@@ -288,7 +290,6 @@ impl Validation {
         };
         let name = self.name.as_deref();
         let input = match &self.source {
-            Owned::Text(text) => Input::text(text),
             Owned::Bytes(bytes) => Input::bytes(bytes),
             Owned::Value(json) => Input::value_json(json),
             Owned::File(path) => Input::file(path),
@@ -321,27 +322,6 @@ fn parse_format(format: Option<&str>) -> Result<Option<InputFormat>, Error> {
 
 #[napi]
 impl NativeEngine {
-    /// Validates document text.
-    #[napi]
-    pub fn validate_text(
-        &self,
-        text: String,
-        format: Option<String>,
-        name: Option<String>,
-    ) -> Answer {
-        self.now(Owned::Text(text), format, name)
-    }
-
-    #[napi]
-    pub fn validate_text_async(
-        &self,
-        text: String,
-        format: Option<String>,
-        name: Option<String>,
-    ) -> AsyncTask<Validation> {
-        self.later(Owned::Text(text), format, name)
-    }
-
     /// Validates document bytes, read in place.
     #[napi]
     pub fn validate_bytes(
@@ -371,25 +351,37 @@ impl NativeEngine {
         self.later(Owned::Bytes(data.to_vec()), format, name)
     }
 
-    /// Validates the JSON serialization of a value decoded in JavaScript: a description, or
-    /// a capture when `format` (or else the name) says so.
+    /// Validates the JSON serialization of a value decoded in JavaScript, as UTF-8 (see
+    /// `utf8` in `index.js`): a description, or a capture when `format` (or else the name)
+    /// says so.
     #[napi]
     pub fn validate_value(
         &self,
-        json: String,
+        json: &[u8],
         format: Option<String>,
         name: Option<String>,
     ) -> Answer {
-        self.now(Owned::Value(json), format, name)
+        let format = match parse_format(format.as_deref()) {
+            Ok(f) => f,
+            Err(e) => return Either::B(e.into()),
+        };
+        // The encoder writes only UTF-8; the lossy reading is for a caller of the native
+        // module itself and borrows the bytes otherwise.
+        let json = String::from_utf8_lossy(json);
+        let input = Input::value_json(&json)
+            .with_format(format)
+            .with_name(name.as_deref());
+        answer(self.inner.validate(&input))
     }
 
     #[napi]
     pub fn validate_value_async(
         &self,
-        json: String,
+        json: &[u8],
         format: Option<String>,
         name: Option<String>,
     ) -> AsyncTask<Validation> {
+        let json = String::from_utf8_lossy(json).into_owned();
         self.later(Owned::Value(json), format, name)
     }
 

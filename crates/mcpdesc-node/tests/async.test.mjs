@@ -137,6 +137,21 @@ describe('validateAsync', () => {
     assert.equal(reports[0].diagnostics[0].docUrl, 'https://concurrent.example/0.8.0/mcpdesc/mcpdesc.tool.closed.md');
   });
 
+  test('texts given while their engine compiles are each validated as given', async () => {
+    // Every call waits for the same new engine; each text must still be its own when the
+    // engine is ready.
+    const options = { select: 'mcpdesc.*', docsBaseUrl: 'https://texts.example' };
+    const texts = [
+      BAD_TOOL,
+      JSON.stringify(VALID),
+      BAD_TOOL.replace('name: demo_tool', `name: demo_tool\n    title: "${'\u20ac'.repeat(40_000)}"`),
+      JSON.stringify({ ...VALID, info: { name: 'd\u00e9mo \u{1F600}', version: '1.0.0' } }),
+    ];
+    const reports = await Promise.all(texts.map((t) => validateAsync(t, options)));
+    reports.forEach((r, i) => assert.deepEqual(r, validate(Buffer.from(texts[i], 'utf8'), options)));
+    assert.deepEqual(reports.map((r) => r.valid), [false, true, false, true]);
+  });
+
   test('Engine.create compiles off the main thread', async () => {
     const pending = Engine.create({ protocolVersions: '2025-11-25' });
     assert.ok(pending instanceof Promise);

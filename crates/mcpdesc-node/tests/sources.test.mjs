@@ -126,6 +126,46 @@ describe('sources', () => {
     assert.equal(json.valid, true, JSON.stringify(json.diagnostics));
   });
 
+  test('text beyond ASCII reads as its UTF-8 bytes do, positions included', () => {
+    // Two-byte and astral characters before the finding, on its line and after it.
+    const text =
+      'mcpdesc: 0.8.0\n' +
+      'info: {name: "d\u00e9mo \u20ac \u65e5\u672c", version: 1.0.0, description: "\u{1F600} \u00ff"}\n' +
+      'tools:\n' +
+      '  - name: demo_tool\n' +
+      '    description: "\u20ac\u20ac \u{1F680}"\n' +
+      '    bogus: 1\n' +
+      '    inputSchema: {type: object}\n' +
+      "protocolVersions: ['2025-11-25']\n";
+    const report = validate(text);
+    const d = closedTool(report);
+    assert.deepEqual([d.line, d.column], [6, 5]);
+    assert.deepEqual(report, validate(Buffer.from(text, 'utf8')));
+    assert.deepEqual(report.diagnostics, validateFile(write('beyond-ascii.yaml', text)).diagnostics);
+  });
+
+  test('an unpaired surrogate in text reads as U+FFFD, as in its UTF-8 encoding', () => {
+    const text = BAD_TOOL.replace('name: demo_tool', 'name: demo_tool\n    title: "a\ud800b\udc00"');
+    const report = validate(text);
+    assert.equal(closedTool(report).line, 6);
+    assert.deepEqual(report, validate(Buffer.from(text, 'utf8')));
+    assert.ok(Buffer.from(text, 'utf8').includes(Buffer.from([0xef, 0xbf, 0xbd])));
+  });
+
+  test('long text mostly outside ASCII, then short text, give the reports of their bytes', () => {
+    // 1.5 million euro signs: 4.5 MB of UTF-8, past the room tried first and the buffer kept
+    // between calls.
+    const long = BAD_TOOL.replace('name: demo_tool', `name: demo_tool\n    title: "${'\u20ac'.repeat(1_500_000)}"`);
+    const longReport = validate(long);
+    assert.equal(closedTool(longReport).line, 6);
+    assert.deepEqual(longReport, validate(Buffer.from(long, 'utf8')));
+    // A little past the room for ASCII text, within the kept buffer.
+    const some = BAD_TOOL.replace('name: demo_tool', `name: demo_tool\n    title: "${'x'.repeat(60_000)}\u20ac\u20ac"`);
+    assert.deepEqual(validate(some), validate(Buffer.from(some, 'utf8')));
+    assert.deepEqual(closedTool(validate(BAD_TOOL)), expected);
+    assert.equal(validate(JSON.stringify(VALID)).valid, true);
+  });
+
   test('a file: URL is read by the engine', () => {
     const file = write('bad-tool.yaml', BAD_TOOL);
     const report = validate(pathToFileURL(file));
