@@ -42,7 +42,7 @@ use jsonpath_rust::parser::model::{
 };
 use thiserror::Error;
 
-use crate::document::ValueRef;
+use crate::document::{pointer, ValueRef};
 
 mod filter;
 mod functions;
@@ -220,7 +220,7 @@ impl JsonPath {
         prefix: &str,
         f: &mut dyn FnMut(&str, ValueRef<'d>),
     ) {
-        let mut at = prefix.to_owned();
+        let mut at = pointer::buffer(prefix);
         select::walk(&self.steps, start, start, &mut at, &mut |at, value| {
             f(at, value);
             false

@@ -55,6 +55,12 @@ impl RelPath {
         })
     }
 
+    /// Whether the path starts at the document root, so that it selects the same nodes from
+    /// every node.
+    pub fn is_absolute(&self) -> bool {
+        matches!(self.base, Base::Root)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.text
     }
@@ -134,8 +140,7 @@ impl RelPath {
         match self.query.singular_tokens() {
             Some(tokens) => {
                 if let Some(value) = singular(start, tokens) {
-                    let mut ptr = String::with_capacity(base.len() + 16);
-                    ptr.push_str(base);
+                    let mut ptr = pointer::buffer(base);
                     for t in tokens {
                         pointer::push_token(&mut ptr, t);
                     }
@@ -198,8 +203,7 @@ impl RelPath {
             let Some(value) = singular(start, tokens) else {
                 return Vec::new();
             };
-            let mut ptr = String::with_capacity(base.len() + 16);
-            ptr.push_str(base);
+            let mut ptr = pointer::buffer(base);
             for t in tokens {
                 pointer::push_token(&mut ptr, t);
             }

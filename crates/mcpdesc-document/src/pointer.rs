@@ -40,8 +40,22 @@ pub fn push(pointer: &str, token: &str) -> String {
     out
 }
 
+/// Room for the tokens a walk appends below a base pointer (see [`buffer`]).
+const BUFFER_ROOM: usize = 64;
+
+/// A buffer holding the pointer `base`, with room for the tokens a walk appends below it. A
+/// copy of exactly the base's length is reallocated, and copied, on its first token; pointers
+/// are built below a node for most checks of most nodes.
+pub fn buffer(base: &str) -> String {
+    let mut buf = String::with_capacity(base.len() + BUFFER_ROOM);
+    buf.push_str(base);
+    buf
+}
+
 /// Appends one token to the pointer in `buf`, escaping it.
 pub fn push_token(buf: &mut String, token: &str) {
+    // At most one reallocation for the separator and the token together.
+    buf.reserve(token.len() + 1);
     buf.push('/');
     if token.bytes().any(|b| b == b'~' || b == b'/') {
         for c in token.chars() {
@@ -120,7 +134,10 @@ pub(crate) fn array_index(token: &str) -> Option<usize> {
 
 /// The pointer of the parent, or `None` for the root.
 pub fn parent(pointer: &str) -> Option<&str> {
-    pointer.rfind('/').map(|i| &pointer[..i])
+    // A byte search: `rfind` with a `char` goes through `memrchr`, whose set-up costs more
+    // than the last token of a pointer takes to scan, and scopes look up every ancestor.
+    let i = pointer.bytes().rposition(|b| b == b'/')?;
+    pointer.get(..i)
 }
 
 /// The last token of `pointer`, unescaped, or `None` for the root.

@@ -401,6 +401,10 @@ fn run_rule(
                 });
             }
         }
+        if findings.is_empty() {
+            // The usual case; a drain of nothing still costs its setup and drop.
+            continue;
+        }
         let template = c.message.as_ref().unwrap_or(&rule.message);
         for f in findings.drain(..) {
             let message = template.render(|name| common_param(&f, name, cx));

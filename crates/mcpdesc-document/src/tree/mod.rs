@@ -161,6 +161,25 @@ impl<'t> Tree<'t> {
         str_in(&self.text, &self.decoded, s)
     }
 
+    /// Whether the key of member `m` is `key`. Lengths are compared from the reference, and
+    /// the first bytes before the rest, so most other keys are passed over after reading one
+    /// byte of them, and none is sliced as a `str` (each slice checks character boundaries).
+    #[inline]
+    pub(crate) fn is_key(&self, m: &Member, key: &[u8]) -> bool {
+        if m.key.byte_len() != key.len() {
+            return false;
+        }
+        let (buf, start) = if m.key.len & DECODED_BIT != 0 {
+            (self.decoded.as_bytes(), m.key.start as usize)
+        } else {
+            (self.text.as_bytes(), m.key.start as usize)
+        };
+        match buf.get(start..start + key.len()) {
+            Some(stored) => stored.first() == key.first() && stored == key,
+            None => false,
+        }
+    }
+
     /// The line and column of stored position `pos`.
     pub(crate) fn position(&self, pos: u32) -> Position {
         if pos == NO_POS {

@@ -394,7 +394,7 @@ impl<'d> ObjectRef<'d> {
         let tree = self.tree;
         self.slice()
             .iter()
-            .position(|m| m.key.byte_len() == key.len() && tree.str_of(m.key) == key)
+            .position(|m| tree.is_key(m, key.as_bytes()))
     }
     pub fn get(self, key: &str) -> Option<ValueRef<'d>> {
         let tree = self.tree;
@@ -407,10 +407,9 @@ impl<'d> ObjectRef<'d> {
                 .ok()
                 .map(|i| ValueRef::new(tree, sorted[i].value));
         }
-        // Lengths are compared from the references, so only keys of the right length are read.
         self.slice()
             .iter()
-            .find(|m| m.key.byte_len() == key.len() && tree.str_of(m.key) == key)
+            .find(|m| tree.is_key(m, key.as_bytes()))
             .map(|m| ValueRef::new(tree, m.value))
     }
     pub fn contains_key(self, key: &str) -> bool {
