@@ -131,13 +131,84 @@ fn valid_without_compiling(schema: ValueRef<'_>, draft: Draft) -> bool {
         .get("$schema")
         .is_some_and(|uri| uri.as_str().map(Draft::from_schema_uri) != Some(draft));
     !named_elsewhere
+        && matches!(draft, Draft::Draft202012 | Draft::Draft7)
         && plain(schema, draft, true)
-        && match draft {
-            // The validators `build` checks schemas with.
-            Draft::Draft202012 => jsonschema::draft202012::meta::is_valid(&schema.to_value()),
-            Draft::Draft7 => jsonschema::draft7::meta::is_valid(&schema.to_value()),
-            _ => false,
+        && meets_meta_schema(schema, draft)
+}
+
+/// Whether `schema`, made of the keywords [`plain`] admits, passes the meta-schema of `draft`
+/// (2020-12 or draft-07). These are the constraints the two meta-schemas put on those
+/// keywords, checked on the tree in place: `jsonschema`'s meta-schema validators read
+/// `serde_json` values, and copying each schema into one cost more than checking it. The
+/// tests compare the answer with `build` (which runs those validators) on fixed and random
+/// schemas of both dialects.
+fn meets_meta_schema(schema: ValueRef<'_>, draft: Draft) -> bool {
+    let Some(members) = schema.as_object() else {
+        return schema.is_boolean();
+    };
+    let draft_2020 = draft == Draft::Draft202012;
+    let subschema = |v: ValueRef<'_>| meets_meta_schema(v, draft);
+    let schema_array = |v: ValueRef<'_>| {
+        v.as_array()
+            .is_some_and(|a| !a.is_empty() && a.iter().all(subschema))
+    };
+    let named_schemas = |v: ValueRef<'_>| v.as_object().is_some_and(|m| m.values().all(subschema));
+    members.iter().all(|(key, value)| match key {
+        "$schema" | "title" | "description" | "$comment" | "format" => value.is_string(),
+        "default" | "const" => true,
+        "examples" | "enum" => value.is_array(),
+        // Not a keyword of draft-07: any value.
+        "deprecated" => !draft_2020 || value.is_boolean(),
+        "readOnly" | "writeOnly" | "uniqueItems" => value.is_boolean(),
+        "required" => string_set(value),
+        "type" => {
+            simple_type(value)
+                || value.as_array().is_some_and(|a| {
+                    !a.is_empty() && a.iter().all(simple_type) && string_set(value)
+                })
         }
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => value.is_number(),
+        "multipleOf" => value.as_f64().is_some_and(|n| n > 0.0),
+        "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties"
+        | "minContains" | "maxContains" => value.as_u64().is_some(),
+        "not"
+        | "if"
+        | "then"
+        | "else"
+        | "contains"
+        | "propertyNames"
+        | "additionalProperties"
+        | "additionalItems" => subschema(value),
+        // A list of schemas is an `items` of draft-07 only.
+        "items" if !draft_2020 && value.is_array() => schema_array(value),
+        "items" => subschema(value),
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => schema_array(value),
+        "properties" | "$defs" | "dependentSchemas" | "definitions" => named_schemas(value),
+        "dependentRequired" => value
+            .as_object()
+            .is_some_and(|m| m.values().all(string_set)),
+        // Annotations (`x-` members, the only others `plain` admits) are unconstrained.
+        _ => true,
+    })
+}
+
+/// One of the meta-schemas' `simpleTypes`.
+fn simple_type(v: ValueRef<'_>) -> bool {
+    matches!(
+        v.as_str(),
+        Some("array" | "boolean" | "integer" | "null" | "number" | "object" | "string")
+    )
+}
+
+/// The meta-schemas' `stringArray`: an array of distinct strings.
+fn string_set(v: ValueRef<'_>) -> bool {
+    let Some(items) = v.as_array() else {
+        return false;
+    };
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    items
+        .iter()
+        .all(|item| item.as_str().is_some_and(|s| seen.insert(s)))
 }
 
 /// Whether every keyword of `schema` and of its subschemas compiles whenever the schema passes
@@ -339,6 +410,16 @@ mod tests {
             json!({"if": {"required": ["a"]}, "then": false, "else": true}),
             json!({"format": "date-time", "examples": [1], "default": null}),
             json!({"format": 5}),
+            json!({"type": []}),
+            json!({"type": ["string", "null"]}),
+            json!({"type": ["string", "string"]}),
+            json!({"type": "integer", "multipleOf": 0.5, "exclusiveMaximum": 3}),
+            json!({"multipleOf": -1}),
+            json!({"deprecated": 1, "readOnly": true, "examples": {}}),
+            json!({"dependentRequired": {"a": ["b", "b"]}}),
+            json!({"dependentRequired": ["a"]}),
+            json!({"oneOf": [true, {"not": {"title": 5}}]}),
+            json!({"properties": {"a": {"uniqueItems": "yes"}}}),
             json!(true),
             json!({}),
         ];
@@ -366,6 +447,14 @@ mod tests {
                 Just(json!(1e300)),
                 "[a-z]{0,3}".prop_map(Value::from),
                 Just(json!("string")),
+                Just(json!("integer")),
+                Just(json!(["string", "null"])),
+                Just(json!(["string", "string"])),
+                Just(json!(["a", 1])),
+                Just(json!(0.0)),
+                Just(json!(-0.5)),
+                Just(json!({"a": ["b"]})),
+                Just(json!({"a": "b"})),
                 Just(json!(["a", "b"])),
                 Just(json!(["a", "a"])),
                 Just(json!([])),
@@ -390,6 +479,17 @@ mod tests {
                 Just("dependentRequired"),
                 Just("x-note"),
                 Just("exclusiveMinimum"),
+                Just("maximum"),
+                Just("exclusiveMaximum"),
+                Just("description"),
+                Just("$comment"),
+                Just("default"),
+                Just("examples"),
+                Just("deprecated"),
+                Just("readOnly"),
+                Just("writeOnly"),
+                Just("minProperties"),
+                Just("maxContains"),
             ];
             let leaf = prop::collection::btree_map(keyword, value(), 0..4).prop_map(|m| {
                 Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
@@ -404,16 +504,25 @@ mod tests {
                         Just("not"),
                         Just("additionalProperties"),
                         Just("if"),
+                        Just("then"),
+                        Just("else"),
                         Just("contains"),
+                        Just("propertyNames"),
                         Just("additionalItems"),
                     ];
                     let listed = prop_oneof![
                         Just("allOf"),
                         Just("anyOf"),
+                        Just("oneOf"),
                         Just("prefixItems"),
                         Just("items")
                     ];
-                    let named = prop_oneof![Just("properties"), Just("$defs"), Just("definitions")];
+                    let named = prop_oneof![
+                        Just("properties"),
+                        Just("$defs"),
+                        Just("definitions"),
+                        Just("dependentSchemas")
+                    ];
                     prop_oneof![
                         (nested, inner.clone()).prop_map(|(k, v)| json!({ k: v })),
                         (listed, prop::collection::vec(inner.clone(), 0..3))
