@@ -1,6 +1,8 @@
 //! `reference`: a value names something found elsewhere in the document.
 
 use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -53,6 +55,18 @@ struct Reference {
     targets: Targets,
     subject: Subject,
     optional: bool,
+    /// What identifies the names of an absolute `to` among a document's memos: its text,
+    /// checked on a hit, and a hash of it, the key.
+    memo_id: Arc<str>,
+    memo_key: u64,
+}
+
+/// The names an absolute `to` selects, found once per document: every tag reference of a
+/// document reads the same list of tags.
+struct Names {
+    id: Arc<str>,
+    any: bool,
+    names: HashSet<Box<str>>,
 }
 
 pub(super) const SPEC: CheckSpec = CheckSpec {
@@ -63,11 +77,19 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
     params: &["name"],
     compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         let o = options::<Options>(m)?;
+        let memo_id: Arc<str> = format!("reference {} {:?}", o.to, o.targets).into();
+        let memo_key = {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            memo_id.hash(&mut h);
+            h.finish()
+        };
         Ok(Box::new(Reference {
             to: relpath("to", &o.to)?,
             targets: o.targets,
             subject: o.subject,
             optional: o.optional,
+            memo_id,
+            memo_key,
         }))
     },
     schema: schema_of::<Options>,
@@ -75,6 +97,41 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
 
 impl Check for Reference {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
+        if self.to.is_absolute() {
+            let shared = cx.cache.memo((self.memo_key, u8::MAX), || {
+                let (any, names) = self.names(node, cx);
+                Names {
+                    id: Arc::clone(&self.memo_id),
+                    any,
+                    names: names.into_iter().map(Box::from).collect(),
+                }
+            });
+            // The key is a hash: the text decides whether the shared names are these.
+            if shared.id == self.memo_id {
+                if shared.any || !self.optional {
+                    self.judge(node, |s| shared.names.contains(s), out);
+                }
+                return;
+            }
+        }
+        let (any, names) = self.names(node, cx);
+        if !any && self.optional {
+            return;
+        }
+        // A short list is searched directly; a long one is hashed once.
+        let hashed: Option<HashSet<&str>> =
+            (names.len() > 16).then(|| names.iter().copied().collect());
+        let known = |s: &str| match &hashed {
+            Some(set) => set.contains(s),
+            None => names.contains(&s),
+        };
+        self.judge(node, known, out);
+    }
+}
+
+impl Reference {
+    /// Whether `to` selects anything from `node`, and the names it selects.
+    fn names<'a>(&self, node: Node<'a>, cx: &EvalCtx<'a>) -> (bool, Vec<&'a str>) {
         let mut names: Vec<&str> = Vec::new();
         let mut any = false;
         self.to
@@ -89,16 +146,11 @@ impl Check for Reference {
                     }
                 }
             });
-        if !any && self.optional {
-            return;
-        }
-        // A short list is searched directly; a long one is hashed once.
-        let hashed: Option<HashSet<&str>> =
-            (names.len() > 16).then(|| names.iter().copied().collect());
-        let known = |s: &str| match &hashed {
-            Some(set) => set.contains(s),
-            None => names.contains(&s),
-        };
+        (any, names)
+    }
+
+    /// A finding for each name of `node` that is not `known`.
+    fn judge(&self, node: Node<'_>, known: impl Fn(&str) -> bool, out: &mut Vec<Finding>) {
         let mut check = |ptr: &dyn Fn() -> String, v: ValueRef<'_>| {
             if let Some(s) = v.as_str() {
                 if !known(s) {
