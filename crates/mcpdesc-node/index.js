@@ -435,8 +435,6 @@ function prepareFile(file, options, where) {
   return ['File', filePath('path', file), format, name];
 }
 
-// Text is encoded only here, right before the native call: an asynchronous validation may
-// wait for its engine between `prepare` and the call, while other calls reuse the buffer.
 // A string (text, or the JSON of a decoded value) is encoded only here, right before the
 // native call: an asynchronous validation may wait for its engine between `prepare` and the
 // call, while other calls reuse the buffer.

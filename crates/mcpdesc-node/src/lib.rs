@@ -330,14 +330,7 @@ impl NativeEngine {
         format: Option<String>,
         name: Option<String>,
     ) -> Answer {
-        let format = match parse_format(format.as_deref()) {
-            Ok(f) => f,
-            Err(e) => return Either::B(e.into()),
-        };
-        let input = Input::bytes(data)
-            .with_format(format)
-            .with_name(name.as_deref());
-        answer(self.inner.validate(&input))
+        self.in_place(Input::bytes(data), format, name)
     }
 
     /// The bytes are copied: the buffer may change while the validation runs.
@@ -361,17 +354,13 @@ impl NativeEngine {
         format: Option<String>,
         name: Option<String>,
     ) -> Answer {
-        let format = match parse_format(format.as_deref()) {
-            Ok(f) => f,
-            Err(e) => return Either::B(e.into()),
-        };
         // The encoder writes only UTF-8; the lossy reading is for a caller of the native
         // module itself and borrows the bytes otherwise.
-        let json = String::from_utf8_lossy(json);
-        let input = Input::value_json(&json)
-            .with_format(format)
-            .with_name(name.as_deref());
-        answer(self.inner.validate(&input))
+        self.in_place(
+            Input::value_json(&String::from_utf8_lossy(json)),
+            format,
+            name,
+        )
     }
 
     #[napi]
@@ -428,6 +417,18 @@ impl NativeEngine {
             format,
             name,
         }
+    }
+
+    /// Validates an input borrowed from the caller's arguments, on the calling thread.
+    fn in_place(&self, input: Input<'_>, format: Option<String>, name: Option<String>) -> Answer {
+        let format = match parse_format(format.as_deref()) {
+            Ok(f) => f,
+            Err(e) => return Either::B(e.into()),
+        };
+        answer(
+            self.inner
+                .validate(&input.with_format(format).with_name(name.as_deref())),
+        )
     }
 
     fn now(&self, source: Owned, format: Option<String>, name: Option<String>) -> Answer {

@@ -23,7 +23,7 @@ use super::tree_instance::failures;
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, ArrayRef, ValueRef};
 use crate::eval::condition::Condition;
-use crate::eval::context::{excerpt, Compiled, EvalCtx, Finding};
+use crate::eval::context::{excerpt, Compiled, EvalCtx, Finding, MemoId};
 use crate::path::JsonPath;
 use crate::relpath::RelPath;
 use crate::rules::file::ConditionDef;
@@ -115,10 +115,9 @@ struct CItem {
 struct EarlierMessage {
     sequence: Vec<String>,
     among: Condition,
-    /// What the entries meeting `among` in `sequence` are, as text, and its hash: checks with
-    /// the same two (many rules look for the same initialize exchange) share those entries.
-    among_id: Arc<str>,
-    among_key: u64,
+    /// What the entries meeting `among` in `sequence` are, as a memo's name: checks with the
+    /// same two (many rules look for the same initialize exchange) share those entries.
+    among_id: MemoId,
     join: Vec<CPair>,
     if_none: IfNone,
     expect: Option<Condition>,
@@ -168,18 +167,11 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
         .transpose()?;
     let version_sensitive =
         among.uses_version() || expect.as_ref().is_some_and(Condition::uses_version);
-    let among_id: Arc<str> = format!("{sequence:?} {:?}", o.among).into();
-    let among_key = {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        among_id.hash(&mut h);
-        h.finish()
-    };
+    let among_id = MemoId::new(format!("{sequence:?} {:?}", o.among));
     Ok(Box::new(EarlierMessage {
         sequence,
         among,
         among_id,
-        among_key,
         join: pairs("join", &o.join)?,
         if_none: o.if_none,
         expect,
@@ -249,9 +241,8 @@ fn keys(v: Option<ValueRef<'_>>) -> Vec<&str> {
     k
 }
 
-/// The indices of the entries meeting one `among` condition, with that condition's identity.
+/// The indices of the entries meeting one `among` condition.
 struct Candidates {
-    id: Arc<str>,
     indices: Vec<usize>,
 }
 
@@ -275,30 +266,20 @@ impl EarlierMessage {
             u8::MAX
         };
         let compute = || {
-            let mut ptr = String::with_capacity(base.len() + 8);
-            ptr.push_str(base);
+            let mut ptr = pointer::buffer(base);
             let indices = entries
                 .iter()
                 .enumerate()
                 .filter(|(i, entry)| {
                     ptr.truncate(base.len());
-                    crate::document::pointer::push_index(&mut ptr, *i);
+                    pointer::push_index(&mut ptr, *i);
                     self.among.holds_at(&ptr, *entry, cx)
                 })
                 .map(|(i, _)| i)
                 .collect();
-            Candidates {
-                id: self.among_id.clone(),
-                indices,
-            }
+            Candidates { indices }
         };
-        let shared = cx.cache.memo((self.among_key, version), compute);
-        // The key is a hash: the text decides whether the shared entries are these.
-        if shared.id == self.among_id {
-            shared
-        } else {
-            Arc::new(compute())
-        }
+        cx.cache.memo(&self.among_id, version, compute)
     }
 
     /// The earlier entry (pointer and value) and, with `item`, the element found in it.

@@ -1,8 +1,6 @@
 //! `reference`: a value names something found elsewhere in the document.
 
 use std::collections::HashSet;
-use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -10,7 +8,7 @@ use serde_json::Map;
 
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, Kind, ValueRef};
-use crate::eval::context::{excerpt, EvalCtx, Finding};
+use crate::eval::context::{excerpt, EvalCtx, Finding, MemoId};
 use crate::relpath::RelPath;
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
@@ -55,16 +53,13 @@ struct Reference {
     targets: Targets,
     subject: Subject,
     optional: bool,
-    /// What identifies the names of an absolute `to` among a document's memos: its text,
-    /// checked on a hit, and a hash of it, the key.
-    memo_id: Arc<str>,
-    memo_key: u64,
+    /// What names the names of an absolute `to` among a document's memos.
+    memo: MemoId,
 }
 
 /// The names an absolute `to` selects, found once per document: every tag reference of a
 /// document reads the same list of tags.
 struct Names {
-    id: Arc<str>,
     any: bool,
     names: HashSet<Box<str>>,
 }
@@ -77,19 +72,13 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
     params: &["name"],
     compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         let o = options::<Options>(m)?;
-        let memo_id: Arc<str> = format!("reference {} {:?}", o.to, o.targets).into();
-        let memo_key = {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            memo_id.hash(&mut h);
-            h.finish()
-        };
+        let memo = MemoId::new(format!("reference {} {:?}", o.to, o.targets));
         Ok(Box::new(Reference {
             to: relpath("to", &o.to)?,
             targets: o.targets,
             subject: o.subject,
             optional: o.optional,
-            memo_id,
-            memo_key,
+            memo,
         }))
     },
     schema: schema_of::<Options>,
@@ -98,21 +87,17 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
 impl Check for Reference {
     fn run(&self, node: Node<'_>, cx: &EvalCtx<'_>, out: &mut Vec<Finding>) {
         if self.to.is_absolute() {
-            let shared = cx.cache.memo((self.memo_key, u8::MAX), || {
+            let shared = cx.cache.memo(&self.memo, u8::MAX, || {
                 let (any, names) = self.names(node, cx);
                 Names {
-                    id: Arc::clone(&self.memo_id),
                     any,
                     names: names.into_iter().map(Box::from).collect(),
                 }
             });
-            // The key is a hash: the text decides whether the shared names are these.
-            if shared.id == self.memo_id {
-                if shared.any || !self.optional {
-                    self.judge(node, |s| shared.names.contains(s), out);
-                }
-                return;
+            if shared.any || !self.optional {
+                self.judge(node, |s| shared.names.contains(s), out);
             }
+            return;
         }
         let (any, names) = self.names(node, cx);
         if !any && self.optional {

@@ -100,12 +100,32 @@ pub struct DocCache {
     node_keys: Mutex<HashMap<(u64, u32), (SchemaKey, u64)>>,
     /// Values a check derives from the whole document once and reuses at every node (the
     /// candidate entries of a sequence, say), by the check's key.
-    memos: Mutex<HashMap<MemoKey, Arc<dyn std::any::Any + Send + Sync>>>,
+    memos: Mutex<HashMap<(u64, u8), Memo>>,
 }
 
-/// Identifies a memo: what it holds, as its check names it, and the protocol version index it
-/// was made for (`u8::MAX` when it does not depend on one).
-pub type MemoKey = (u64, u8);
+/// A memo with the text that names it.
+type Memo = (Arc<str>, Arc<dyn std::any::Any + Send + Sync>);
+
+/// What a memo holds, as its check names it: a text, and a hash of that text to look it up by.
+/// A memo is taken only when its text is the asker's, so two checks whose texts hash alike
+/// never read each other's.
+#[derive(Debug, Clone)]
+pub struct MemoId {
+    text: Arc<str>,
+    key: u64,
+}
+
+impl MemoId {
+    pub fn new(text: String) -> MemoId {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut h);
+        MemoId {
+            text: text.into(),
+            key: h.finish(),
+        }
+    }
+}
 
 /// How many compiled schemas stay in memory. The uses of one schema come close together in the
 /// walk (a tool's schema, then its examples), and keeping every validator of a large document
@@ -342,20 +362,28 @@ impl DocCache {
         seen.len() as u64 >= self.limits.max_schemas && !seen.contains(&key)
     }
 
-    /// The value `make` computes for `key`, computed once per document (twice at most when
-    /// two threads ask at once) and shared.
+    /// The value `make` computes for `id` and `version` (a protocol version index, `u8::MAX`
+    /// when the value does not depend on one), computed once per document (twice at most
+    /// when two threads ask at once) and shared.
     pub fn memo<T: std::any::Any + Send + Sync>(
         &self,
-        key: MemoKey,
+        id: &MemoId,
+        version: u8,
         make: impl FnOnce() -> T,
     ) -> Arc<T> {
-        if let Some(hit) = lock(&self.memos).get(&key) {
-            if let Ok(v) = Arc::clone(hit).downcast::<T>() {
-                return v;
+        let key = (id.key, version);
+        if let Some((text, hit)) = lock(&self.memos).get(&key) {
+            if *text == id.text {
+                if let Ok(v) = Arc::clone(hit).downcast::<T>() {
+                    return v;
+                }
             }
         }
         let made = Arc::new(make());
-        lock(&self.memos).insert(key, made.clone());
+        // A memo of another text under the same key keeps its place; this one is not kept.
+        lock(&self.memos)
+            .entry(key)
+            .or_insert_with(|| (Arc::clone(&id.text), made.clone()));
         made
     }
 
@@ -409,6 +437,22 @@ pub fn excerpt_str(text: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_memo_is_shared_by_its_text_only() {
+        let cache = DocCache::default();
+        let tags = MemoId::new("tags".to_owned());
+        assert_eq!(*cache.memo(&tags, u8::MAX, || 1u32), 1);
+        assert_eq!(*cache.memo(&tags, u8::MAX, || 2u32), 1, "made once");
+        assert_eq!(*cache.memo(&tags, 0, || 3u32), 3, "versions apart");
+        // Another text whose hash is the same: its own value, and the first one stays.
+        let other = MemoId {
+            text: "other".into(),
+            key: tags.key,
+        };
+        assert_eq!(*cache.memo(&other, u8::MAX, || 4u32), 4);
+        assert_eq!(*cache.memo(&tags, u8::MAX, || 5u32), 1);
+    }
 
     #[test]
     fn schema_length_is_the_compact_text_length() {
