@@ -12,6 +12,7 @@
 //! (both absent is equal), and `validate` errors of the node's instance against the schema
 //! found. Schemas compile through the evaluation's per-document cache.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -109,6 +110,8 @@ struct CItem {
     at: RelPath,
     key: RelPath,
     equals: RelPath,
+    /// What the index of the entries' elements by key is, as a memo's name.
+    index_id: MemoId,
 }
 
 #[derive(Debug)]
@@ -168,6 +171,18 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
     let version_sensitive =
         among.uses_version() || expect.as_ref().is_some_and(Condition::uses_version);
     let among_id = MemoId::new(format!("{sequence:?} {:?}", o.among));
+    let item = o
+        .item
+        .as_ref()
+        .map(|i| {
+            Ok::<_, OptionError>(CItem {
+                at: relpath("item/at", &i.at)?,
+                key: relpath("item/key", &i.key)?,
+                equals: relpath("item/equals", &i.equals)?,
+                index_id: MemoId::new(format!("{sequence:?} {:?} {} {}", o.among, i.at, i.key)),
+            })
+        })
+        .transpose()?;
     Ok(Box::new(EarlierMessage {
         sequence,
         among,
@@ -177,17 +192,7 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
         expect,
         same_keys: pairs("same-keys", &o.same_keys)?,
         same_value: pairs("same-value", &o.same_value)?,
-        item: o
-            .item
-            .as_ref()
-            .map(|i| {
-                Ok::<_, OptionError>(CItem {
-                    at: relpath("item/at", &i.at)?,
-                    key: relpath("item/key", &i.key)?,
-                    equals: relpath("item/equals", &i.equals)?,
-                })
-            })
-            .transpose()?,
+        item,
         validate: o
             .validate
             .as_ref()
@@ -246,6 +251,13 @@ struct Candidates {
     indices: Vec<usize>,
 }
 
+/// For each entry meeting `among`, the pointer of the first element with each string key.
+/// A tools/call looks its tool up among the tools of an earlier tools/list result: with the
+/// index, that is one lookup instead of a walk over the list for every call.
+struct Items {
+    by_entry: HashMap<usize, HashMap<Box<str>, Box<str>>>,
+}
+
 impl EarlierMessage {
     /// The pointer of the sequence array.
     fn base(&self) -> String {
@@ -260,11 +272,6 @@ impl EarlierMessage {
     /// version, when `among` depends on it), so that finding the entry before a node is a
     /// binary search instead of a walk back over the whole capture.
     fn candidates(&self, cx: &EvalCtx<'_>, base: &str, entries: ArrayRef<'_>) -> Arc<Candidates> {
-        let version = if self.among.uses_version() {
-            cx.version.map_or(u8::MAX, |v| v.index() as u8)
-        } else {
-            u8::MAX
-        };
         let compute = || {
             let mut ptr = pointer::buffer(base);
             let indices = entries
@@ -279,7 +286,51 @@ impl EarlierMessage {
                 .collect();
             Candidates { indices }
         };
-        cx.cache.memo(&self.among_id, version, compute)
+        cx.cache
+            .memo(&self.among_id, self.memo_version(cx), compute)
+    }
+
+    /// The version a memo of the entries meeting `among` is for (`u8::MAX`: any).
+    fn memo_version(&self, cx: &EvalCtx<'_>) -> u8 {
+        if self.among.uses_version() {
+            cx.version.map_or(u8::MAX, |v| v.index() as u8)
+        } else {
+            u8::MAX
+        }
+    }
+
+    /// The elements of the `candidates` entries by their string key, once per document.
+    fn items(
+        &self,
+        item: &CItem,
+        cx: &EvalCtx<'_>,
+        base: &str,
+        entries: ArrayRef<'_>,
+        candidates: &Candidates,
+    ) -> Arc<Items> {
+        let compute = || {
+            let mut by_entry = HashMap::with_capacity(candidates.indices.len());
+            let mut ptr = pointer::buffer(base);
+            for &i in &candidates.indices {
+                let Some(entry) = entries.get(i) else {
+                    continue;
+                };
+                ptr.truncate(base.len());
+                pointer::push_index(&mut ptr, i);
+                let mut keyed: HashMap<Box<str>, Box<str>> = HashMap::new();
+                item.at
+                    .for_each_from(cx.root, &ptr, entry, &mut |at, element| {
+                        let key = item.key.first_value_from(cx.root, at, element);
+                        if let Some(key) = key.and_then(ValueRef::as_str) {
+                            keyed.entry(key.into()).or_insert_with(|| at.into());
+                        }
+                    });
+                by_entry.insert(i, keyed);
+            }
+            Items { by_entry }
+        };
+        cx.cache
+            .memo(&item.index_id, self.memo_version(cx), compute)
     }
 
     /// The earlier entry (pointer and value) and, with `item`, the element found in it.
@@ -301,12 +352,20 @@ impl EarlierMessage {
             .as_ref()
             .map(|i| i.equals.first_value_from(cx.root, node.pointer, node.value));
         let candidates = self.candidates(cx, &base, entries);
+        let items = match (&self.item, &item_key) {
+            (Some(item), Some(Some(key))) if key.as_str().is_some() => {
+                Some(self.items(item, cx, &base, entries, &candidates))
+            }
+            _ => None,
+        };
         let before = candidates.indices.partition_point(|&i| i < index);
+        let mut ptr = pointer::buffer(&base);
         for &i in candidates.indices[..before].iter().rev() {
-            let ptr = format!("{base}/{i}");
             let Some(entry) = entries.get(i) else {
                 continue;
             };
+            ptr.truncate(base.len());
+            pointer::push_index(&mut ptr, i);
             let joined = self.join.iter().zip(&wanted).all(|(p, want)| {
                 let have = p.that.first_value_from(cx.root, &ptr, entry);
                 match (want, have) {
@@ -324,8 +383,15 @@ impl EarlierMessage {
             let Some(Some(key)) = item_key else {
                 return None;
             };
-            // An entry may list hundreds of elements (a tools list): only the one found gets
-            // a pointer of its own.
+            if let (Some(items), Some(name)) = (&items, key.as_str()) {
+                let found = items.by_entry.get(&i).and_then(|keyed| keyed.get(name));
+                if let Some(at) = found {
+                    return Some((ptr, entry, Some(at.to_string())));
+                }
+                continue;
+            }
+            // A key that is no string: the entry's elements are compared one by one, and only
+            // the one found gets a pointer of its own.
             let mut found: Option<String> = None;
             item.at
                 .for_each_from(cx.root, &ptr, entry, &mut |at, element| {
@@ -469,6 +535,53 @@ mod tests {
         assert_eq!(found[0].param("problem"), Some("validate"));
         assert_eq!(found[0].param("earlier"), Some("3"));
         assert!(run_on(&check, &capture(), "/messages/2/msg/params").is_empty());
+    }
+
+    /// The element is looked up in the latest entry that has one with the key (the first such
+    /// element of that entry), whether the key is a string or any other value.
+    #[test]
+    fn the_item_comes_from_the_latest_entry_that_lists_it() {
+        let list = |line: u64, tools: Value| {
+            json!({"kind": "result", "method": "items/list", "line": line,
+                   "msg": {"result": {"tools": tools}}})
+        };
+        let call = |name: Value| {
+            json!({"kind": "request", "method": "items/use", "msg": {"params": {
+                "name": name, "arguments": {"x": 1}}}})
+        };
+        let wants = |t: &str| json!({"type": "object", "required": [t]});
+        let doc = json!({"messages": [
+            list(1, json!([{"name": "a", "inputSchema": wants("x")},
+                           {"name": 7, "inputSchema": wants("x")}])),
+            list(2, json!([{"name": "b", "inputSchema": wants("x")},
+                           {"name": "a", "inputSchema": wants("y")},
+                           {"name": "a", "inputSchema": wants("x")},
+                           {"name": 7, "inputSchema": wants("y")}])),
+            call(json!("a")),
+            call(json!(7)),
+            call(json!("c")),
+            list(3, json!([{"name": "c", "inputSchema": wants("x")}])),
+            call(json!("a")),
+            call(json!(7)),
+        ]});
+        let check = json!({"check": "earlier-message", "among": among(),
+                           "item": {"at": "@.msg.result.tools[*]", "key": "name", "equals": "name"},
+                           "if-none": "pass",
+                           "validate": {"instance": "arguments", "schema": "inputSchema"}});
+        let earlier = |at: &str| {
+            run_on(&check, &doc, at)
+                .iter()
+                .map(|f| f.param("earlier").unwrap_or_default().to_owned())
+                .collect::<Vec<_>>()
+        };
+        // List 2's first "a" wants `y`; list 3 does not list "a", so list 2 still answers.
+        assert_eq!(earlier("/messages/2/msg/params"), ["2"]);
+        assert_eq!(earlier("/messages/6/msg/params"), ["2"]);
+        // A key that is no string: list 2 answers too, with a schema that wants `y`.
+        assert_eq!(earlier("/messages/3/msg/params"), ["2"]);
+        assert_eq!(earlier("/messages/7/msg/params"), ["2"]);
+        // No list before it names "c".
+        assert!(earlier("/messages/4/msg/params").is_empty());
     }
 
     #[test]
