@@ -32,6 +32,9 @@ struct TrieNode<'p> {
     /// Per child, the equality tests its filter implies; empty when fewer than two children
     /// have any, so that no index would be shared.
     keys: Vec<Vec<KeyTest<'p>>>,
+    /// Per child, whether its filter is those tests and nothing else: the elements that pass
+    /// them all are then the filter's, without evaluating it.
+    exact: Vec<bool>,
     /// The distinct member queries of those tests; `KeyTest::query` indexes this.
     queries: Vec<&'p Query>,
 }
@@ -114,13 +117,14 @@ impl<'p> StepTrie<'p> {
                 if indexes.is_empty() {
                     indexes.resize_with(trie.queries.len(), || None);
                 }
-                let candidates = trie.candidates(keys, items, root, &mut indexes);
+                let exact = trie.exact.get(c).copied().unwrap_or(false);
+                let candidates = trie.candidates(keys, exact, items, root, &mut indexes);
                 let mark = at.mark();
                 for i in candidates {
                     let Some(element) = items.get(i as usize) else {
                         continue;
                     };
-                    if filter.holds(element, root) {
+                    if exact || filter.holds(element, root) {
                         at.push_index(i as usize);
                         self.visit(child, element, root, at, f);
                         at.reset(mark);
@@ -165,16 +169,26 @@ impl<'p> TrieNode<'p> {
             })
             .collect();
         if keys.iter().filter(|k| !k.is_empty()).count() >= 2 {
+            self.exact = self
+                .children
+                .iter()
+                .map(|(step, _)| match step {
+                    Step::Child(Selector::Filter(filter)) => only_key_tests(filter),
+                    _ => false,
+                })
+                .collect();
             self.keys = keys;
             self.queries = queries;
         }
     }
 
     /// The positions of the elements of `items` a filter with `keys` may hold for, ascending:
-    /// those of its most selective test.
+    /// those of its most selective test, or, when the filter is `exact`ly its tests, those
+    /// passing every test.
     fn candidates<'d>(
         &self,
         keys: &[KeyTest<'p>],
+        exact: bool,
         items: ArrayRef<'d>,
         root: ValueRef<'d>,
         indexes: &mut [Option<Index<'d>>],
@@ -202,9 +216,11 @@ impl<'p> TrieNode<'p> {
                 found.sort_unstable();
                 found.dedup();
             }
-            if best.as_ref().is_none_or(|b| found.len() < b.len()) {
-                best = Some(found);
-            }
+            best = match best {
+                Some(b) if exact => Some(intersection(&b, &found)),
+                Some(b) if b.len() <= found.len() => Some(b),
+                _ => Some(found),
+            };
         }
         best.unwrap_or_default()
     }
@@ -234,6 +250,32 @@ fn key_tests(filter: &Logical) -> Vec<(&Query, Vec<&str>)> {
             .map(|(q, v)| vec![(q, vec![v])])
             .unwrap_or_default(),
     }
+}
+
+/// Whether `filter` holds exactly when every test [`key_tests`] finds in it passes.
+fn only_key_tests(filter: &Logical) -> bool {
+    match filter {
+        Logical::And(items) => items.iter().all(only_key_tests),
+        Logical::Or(_) => !key_tests(filter).is_empty(),
+        other => equality(other).is_some(),
+    }
+}
+
+/// The positions in both ascending lists.
+fn intersection(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::with_capacity(a.len().min(b.len())));
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
 }
 
 /// `@.a.b == 'text'` (either way round), for a query of member names only.
