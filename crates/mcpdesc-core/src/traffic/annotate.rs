@@ -52,17 +52,12 @@ fn reverse(dir: &str) -> Option<&'static str> {
 }
 
 /// The first string `path` selects from `msg`.
-fn string_at(path: &MessagePath, msg: ValueRef<'_>) -> Option<String> {
-    if let Some(tokens) = &path.tokens {
-        return in_place(msg, tokens)
-            .and_then(ValueRef::as_str)
-            .map(str::to_owned);
-    }
-    path.path
-        .values_from(msg, "", msg)
-        .first()
-        .and_then(|v| v.as_str())
-        .map(str::to_owned)
+fn string_at<'d>(path: &MessagePath, msg: ValueRef<'d>) -> Option<ValueRef<'d>> {
+    let found = match &path.tokens {
+        Some(tokens) => in_place(msg, tokens),
+        None => path.path.values_from(msg, "", msg).first().copied(),
+    };
+    found.filter(|v| v.is_string())
 }
 
 /// Follows `tokens` from `start` as a singular relative path does (a token is an array index
@@ -80,11 +75,52 @@ fn in_place<'v>(start: ValueRef<'v>, tokens: &[String]) -> Option<ValueRef<'v>> 
     Some(value)
 }
 
+/// A text an entry is given: a string node of the capture, added as a copy that shares its
+/// text, or a text of the caller's.
+#[derive(Debug, Clone, Copy)]
+enum Text<'a> {
+    Node(ValueRef<'a>),
+    Given(&'a str),
+}
+
+impl Text<'_> {
+    fn added(self) -> Added {
+        match self {
+            Text::Node(v) => Added::Copy(v.id()),
+            Text::Given(s) => Added::Str(s.to_owned()),
+        }
+    }
+}
+
+/// A JSON-RPC id as a map key: ids are matched by their JSON text, so 1 and "1" (and 1 and
+/// 1.0) stay distinct.
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum IdKey<'a> {
+    Str(&'a str),
+    Int(i64),
+    Text(String),
+}
+
+impl<'a> IdKey<'a> {
+    fn of(id: Option<ValueRef<'a>>) -> IdKey<'a> {
+        let Some(id) = id else {
+            return IdKey::Text(String::new());
+        };
+        if let Some(s) = id.as_str() {
+            return IdKey::Str(s);
+        }
+        match id.as_number().and_then(serde_json::Number::as_i64) {
+            Some(n) => IdKey::Int(n),
+            None => IdKey::Text(id.to_string()),
+        }
+    }
+}
+
 /// What is known of a request while its response is awaited.
-struct Pending {
+struct Pending<'a> {
     index: usize,
-    dir: Option<String>,
-    method: Option<String>,
+    dir: Option<&'a str>,
+    method: Option<ValueRef<'a>>,
 }
 
 /// Adds `kind`, `method`, `dir`, `protocolVersions`, `request`, `answered` and `idInFlight`
@@ -98,10 +134,10 @@ pub fn annotate(doc: &mut Document<'_>, config: &TrafficConfig, default_version:
 }
 
 /// The members to add to each entry object (by node).
-fn annotations(
-    root: ValueRef<'_>,
+fn annotations<'a>(
+    root: ValueRef<'a>,
     config: &TrafficConfig,
-    default_version: Option<&str>,
+    default_version: Option<&'a str>,
 ) -> Vec<(u32, Vec<(&'static str, Added)>)> {
     let Some(entries) = root
         .get(crate::document::MESSAGES)
@@ -109,89 +145,85 @@ fn annotations(
     else {
         return Vec::new();
     };
-    let entries: Vec<ValueRef<'_>> = entries.iter().collect();
+    let entries: Vec<ValueRef<'a>> = entries.iter().collect();
     let kinds: Vec<Kind> = entries
         .iter()
         .map(|e| e.as_object().map_or(Kind::Unknown, Kind::of))
         .collect();
-    let mut versions: Vec<Option<String>> = vec![None; entries.len()];
-    let mut methods: Vec<Option<String>> = vec![None; entries.len()];
-    let mut dirs: Vec<Option<String>> = entries
+    let mut versions: Vec<Option<Text<'a>>> = vec![None; entries.len()];
+    let mut methods: Vec<Option<ValueRef<'a>>> = vec![None; entries.len()];
+    let mut dirs: Vec<Option<&'a str>> = entries
         .iter()
-        .map(|e| e.get("dir").and_then(ValueRef::as_str).map(str::to_owned))
+        .map(|e| e.get("dir").and_then(ValueRef::as_str))
         .collect();
     let mut answered_by: Vec<Option<usize>> = vec![None; entries.len()];
     let mut in_flight_dup = vec![false; entries.len()];
     let mut request_of: Vec<Option<usize>> = vec![None; entries.len()];
-    // JSON-RPC ids by their JSON text, so 1 and "1" stay distinct.
-    let mut pending: HashMap<String, Vec<Pending>> = HashMap::new();
-    let mut current: Option<String> = default_version.map(str::to_owned);
+    let mut pending: HashMap<IdKey<'a>, Vec<Pending<'a>>, foldhash::fast::RandomState> =
+        HashMap::default();
+    let mut current: Option<Text<'a>> = default_version.map(Text::Given);
     let mut handshakes: Vec<usize> = Vec::new();
 
     for i in 0..entries.len() {
         let kind = kinds[i];
         let Some(msg) = entries[i].get("msg") else {
             if matches!(kind, Kind::Framing | Kind::Unknown) {
-                versions[i] = current.clone();
+                versions[i] = current;
             }
             continue;
         };
-        let read = |path: &MessagePath| string_at(path, msg);
+        let read = |path: &MessagePath| string_at(path, msg).map(Text::Node);
         match kind {
             Kind::Message(Request | Notification) => {
-                let method = msg
-                    .get("method")
-                    .and_then(ValueRef::as_str)
-                    .map(str::to_owned);
+                let method = msg.get("method").filter(|m| m.is_string());
                 let own = config.message_version.as_ref().and_then(read);
                 let is_handshake = kind == Kind::Message(Request)
-                    && config
-                        .handshake
-                        .as_ref()
-                        .is_some_and(|h| method.as_deref() == Some(h.method.as_str()));
+                    && config.handshake.as_ref().is_some_and(|h| {
+                        method.and_then(ValueRef::as_str) == Some(h.method.as_str())
+                    });
                 let requested = if is_handshake {
                     config.handshake.as_ref().and_then(|h| read(&h.requested))
                 } else {
                     None
                 };
-                versions[i] = own.clone().or(requested).or_else(|| current.clone());
+                versions[i] = own.or(requested).or(current);
                 if own.is_some() {
                     current = own;
                 }
                 if is_handshake {
                     handshakes.push(i);
                 }
-                methods[i] = method.clone();
+                methods[i] = method;
                 if kind == Kind::Message(Request) {
-                    let key = msg.get("id").map(|id| id.to_string()).unwrap_or_default();
-                    let waiting = pending.entry(key).or_default();
+                    let waiting = pending.entry(IdKey::of(msg.get("id"))).or_default();
                     if waiting.iter().any(|p| p.dir == dirs[i]) {
                         in_flight_dup[i] = true;
                     }
                     waiting.push(Pending {
                         index: i,
-                        dir: dirs[i].clone(),
+                        dir: dirs[i],
                         method,
                     });
                 }
             }
             Kind::Message(ResultKind | ErrorKind) => {
-                let key = msg.get("id").map(|id| id.to_string()).unwrap_or_default();
-                let found = pending.get_mut(&key).and_then(|waiting| {
-                    // The request went the other way; with no direction known, the latest.
-                    let want = dirs[i].as_deref().and_then(reverse);
-                    let at = waiting.iter().rposition(|p| {
-                        want.is_none() || p.dir.is_none() || p.dir.as_deref() == want
-                    })?;
-                    Some(waiting.remove(at))
-                });
+                let found = pending
+                    .get_mut(&IdKey::of(msg.get("id")))
+                    .and_then(|waiting| {
+                        // The request went the other way; with no direction known, the latest.
+                        let want = dirs[i].and_then(reverse);
+                        let at = waiting
+                            .iter()
+                            .rposition(|p| want.is_none() || p.dir.is_none() || p.dir == want)?;
+                        Some(waiting.remove(at))
+                    });
                 match found {
                     Some(req) => {
                         answered_by[req.index] = Some(i);
                         request_of[i] = Some(req.index);
-                        methods[i] = req.method.clone();
+                        methods[i] = req.method;
                         if dirs[i].is_none() {
-                            dirs[i] = req.dir.as_deref().and_then(reverse).map(str::to_owned);
+                            dirs[i] = req.dir.and_then(reverse);
                         }
                         let negotiated =
                             handshakes.contains(&req.index) && kind == Kind::Message(ResultKind);
@@ -199,16 +231,16 @@ fn annotations(
                             if let Some(v) =
                                 config.handshake.as_ref().and_then(|h| read(&h.negotiated))
                             {
-                                versions[req.index] = Some(v.clone());
+                                versions[req.index] = Some(v);
                                 current = Some(v);
                             }
                         }
-                        versions[i] = versions[req.index].clone();
+                        versions[i] = versions[req.index];
                     }
-                    None => versions[i] = current.clone(),
+                    None => versions[i] = current,
                 }
             }
-            Kind::Framing | Kind::Unknown => versions[i] = current.clone(),
+            Kind::Framing | Kind::Unknown => versions[i] = current,
         }
     }
 
@@ -218,18 +250,18 @@ fn annotations(
             continue;
         };
         let mut members: Vec<(&'static str, Added)> = Vec::with_capacity(7);
-        members.push(("kind", Added::Str(kinds[i].as_str().to_owned())));
-        if let Some(m) = methods[i].take() {
-            members.push(("method", Added::Str(m)));
+        members.push(("kind", Added::Static(kinds[i].as_str())));
+        if let Some(m) = methods[i] {
+            members.push(("method", Added::Copy(m.id())));
         }
         if !obj.contains_key("dir") {
-            if let Some(d) = dirs[i].take() {
-                members.push(("dir", Added::Str(d)));
+            if let Some(d) = dirs[i] {
+                members.push(("dir", Added::Str(d.to_owned())));
             }
         }
         members.push((
             SCOPE_MEMBER,
-            Added::Strings(versions[i].take().into_iter().collect()),
+            Added::Array(versions[i].map(Text::added).into_iter().collect()),
         ));
         if let Some(copy) = request_of[i].and_then(|r| entries[r].get("msg")) {
             members.push(("request", Added::Copy(copy.id())));
@@ -297,6 +329,41 @@ mod tests {
         assert_eq!(m[4]["protocolVersions"], serde_json::json!(["C"]));
     }
 
+    /// Ids pair by their JSON text: 1, "1", 1.0 and two large integers are five ids, and a
+    /// response without a direction answers the latest request with its id.
+    #[test]
+    fn responses_pair_by_the_text_of_their_id() {
+        let request = |id: &str, method: &str| {
+            format!(r#"{{"dir":"c2s","msg":{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}}}"#)
+        };
+        let result = |id: &str| format!(r#"{{"msg":{{"jsonrpc":"2.0","id":{id},"result":{{}}}}}}"#);
+        let (big, bigger) = ("18446744073709551614", "18446744073709551615");
+        let lines = [
+            request("1", "one"),
+            request(r#""1""#, "text"),
+            request("1.0", "float"),
+            request(big, "big"),
+            request(bigger, "bigger"),
+            result(big),
+            result(r#""1""#),
+            result("1"),
+            result("1.0"),
+            result(bigger),
+            result("1"),
+        ];
+        let v = annotated(&(lines.join("\n") + "\n"));
+        let m = v["messages"].as_array().unwrap();
+        let methods: Vec<&str> = m[5..10]
+            .iter()
+            .map(|e| e["method"].as_str().unwrap())
+            .collect();
+        assert_eq!(methods, ["big", "text", "one", "float", "bigger"]);
+        assert_eq!(m[7]["dir"], "s2c");
+        assert_eq!(m[7]["request"]["method"], "one");
+        assert!(m[10].get("method").is_none());
+        assert!(m[..5].iter().all(|e| e["answered"] == true));
+    }
+
     #[test]
     fn paths_read_in_place_as_from_a_tree() {
         let msg = serde_json::json!({
@@ -320,12 +387,16 @@ mod tests {
             assert_eq!(path.tokens.is_some(), in_place, "{text}");
             let tree = Tree::from_value(&msg);
             let read = string_at(&path, tree.root());
-            assert_eq!(read.as_deref(), want, "{text}");
+            assert_eq!(read.and_then(ValueRef::as_str), want, "{text}");
             let from_tree = MessagePath {
                 tokens: None,
                 ..path
             };
-            assert_eq!(string_at(&from_tree, tree.root()), read, "{text}");
+            assert_eq!(
+                string_at(&from_tree, tree.root()).and_then(ValueRef::as_str),
+                want,
+                "{text}"
+            );
         }
     }
 

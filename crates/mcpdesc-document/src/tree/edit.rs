@@ -7,9 +7,12 @@ use super::{to_u32, Member, NodeData, StrRef, Tag, Tree, DECODED_BIT, NO_POS};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Added {
     Str(String),
+    /// A text known when the program was built (no allocation per use).
+    Static(&'static str),
     Bool(bool),
-    Strings(Vec<String>),
-    /// A copy of node `id` of the same tree.
+    /// An array of the values.
+    Array(Vec<Added>),
+    /// A copy of node `id` of the same tree: a string is shared, not copied.
     Copy(u32),
 }
 
@@ -77,9 +80,13 @@ impl Tree<'_> {
     fn add_value(&mut self, value: Added, pos: u32) -> u32 {
         match value {
             Added::Str(s) => self.add_string(&s, pos),
+            Added::Static(s) => self.add_string(s, pos),
             Added::Bool(b) => self.add_node(if b { Tag::True } else { Tag::False }, 0, 0, pos),
-            Added::Strings(items) => {
-                let ids: Vec<u32> = items.iter().map(|s| self.add_string(s, pos)).collect();
+            Added::Array(items) => {
+                let ids: Vec<u32> = items
+                    .into_iter()
+                    .map(|item| self.add_value(item, pos))
+                    .collect();
                 let first = to_u32(self.elements.len());
                 self.elements.extend(&ids);
                 self.add_node(Tag::Array, first, to_u32(ids.len()), pos)
