@@ -166,22 +166,31 @@ struct SchemaHashers(RandomState);
 impl SchemaHashers {
     /// The key of `schema` and the length of its compact JSON text.
     fn key(&self, schema: ValueRef<'_>) -> (SchemaKey, u64) {
+        // The schema is written out once and hashed in one call: SipHash costs little per
+        // byte but much per call, and a schema is hundreds of small parts.
+        let mut bytes = Vec::with_capacity(256);
+        let len = feed(schema, &mut bytes);
         let mut h = self.0.build_hasher();
-        let len = feed(schema, &mut h);
+        h.write(&bytes);
         ((h.finish(), len), len)
     }
 }
 
-/// Hashes `value` unambiguously (a tag per kind keeps `"1"` and `1` apart, and strings and
-/// keys are length-prefixed) and returns that text's length in bytes, as `serde_json` writes it.
-fn feed(value: ValueRef<'_>, h: &mut impl Hasher) -> u64 {
+/// Writes `value` to `out` unambiguously (a tag per kind keeps `"1"` and `1` apart, and
+/// strings and keys are length-prefixed) and returns the length in bytes of its compact JSON
+/// text, as `serde_json` writes it.
+fn feed(value: ValueRef<'_>, out: &mut Vec<u8>) -> u64 {
+    let text = |out: &mut Vec<u8>, text: &str| {
+        out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        out.extend_from_slice(text.as_bytes());
+    };
     match value.kind() {
         Kind::Null => {
-            h.write_u8(b'n');
+            out.push(b'n');
             4
         }
         Kind::Bool(v) => {
-            h.write_u8(if v { b't' } else { b'f' });
+            out.push(if v { b't' } else { b'f' });
             if v {
                 4
             } else {
@@ -189,36 +198,33 @@ fn feed(value: ValueRef<'_>, h: &mut impl Hasher) -> u64 {
             }
         }
         Kind::Number(n) => {
-            let text = n.to_string();
-            h.write_u8(b'#');
-            h.write(text.as_bytes());
-            h.write_u8(b';');
-            text.len() as u64
+            let digits = n.to_string();
+            out.push(b'#');
+            text(out, &digits);
+            digits.len() as u64
         }
-        Kind::String(text) => {
-            h.write_u8(b'"');
-            h.write_usize(text.len());
-            h.write(text.as_bytes());
-            quoted_len(text)
+        Kind::String(s) => {
+            out.push(b'"');
+            text(out, s);
+            quoted_len(s)
         }
         Kind::Array(items) => {
-            h.write_u8(b'[');
+            out.push(b'[');
+            out.extend_from_slice(&(items.len() as u64).to_le_bytes());
             let mut len = 2 + items.len().saturating_sub(1) as u64;
             for item in items.iter() {
-                len += feed(item, h);
+                len += feed(item, out);
             }
-            h.write_u8(b']');
             len
         }
         Kind::Object(map) => {
-            h.write_u8(b'{');
+            out.push(b'{');
+            out.extend_from_slice(&(map.len() as u64).to_le_bytes());
             let mut len = 2 + map.len().saturating_sub(1) as u64;
             for (k, v) in map.iter() {
-                h.write_usize(k.len());
-                h.write(k.as_bytes());
-                len += quoted_len(k) + 1 + feed(v, h);
+                text(out, k);
+                len += quoted_len(k) + 1 + feed(v, out);
             }
-            h.write_u8(b'}');
             len
         }
     }
