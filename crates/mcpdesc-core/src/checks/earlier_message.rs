@@ -19,7 +19,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::json_schema::{build, shorten};
+use super::json_schema::{build, declared_draft, shorten};
 use super::tree_instance::failures;
 use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, ArrayRef, ValueRef};
@@ -251,9 +251,9 @@ struct Candidates {
     indices: Vec<usize>,
 }
 
-/// For each entry meeting `among`, the pointer of the first element with each string key.
-/// A tools/call looks its tool up among the tools of an earlier tools/list result: with the
-/// index, that is one lookup instead of a walk over the list for every call.
+/// For each entry meeting `among`, the pointer of the first element with each string key:
+/// every node looking its item up in an earlier entry (a call, the tool a listing names) makes
+/// one lookup instead of a walk over the entry's elements.
 struct Items {
     by_entry: HashMap<usize, HashMap<Box<str>, Box<str>>>,
 }
@@ -352,9 +352,10 @@ impl EarlierMessage {
             .as_ref()
             .map(|i| i.equals.first_value_from(cx.root, node.pointer, node.value));
         let candidates = self.candidates(cx, &base, entries);
-        let items = match (&self.item, &item_key) {
-            (Some(item), Some(Some(key))) if key.as_str().is_some() => {
-                Some(self.items(item, cx, &base, entries, &candidates))
+        // With a string key, the element is looked up in the entries' index.
+        let indexed = match (&self.item, item_key.flatten().and_then(ValueRef::as_str)) {
+            (Some(item), Some(name)) => {
+                Some((self.items(item, cx, &base, entries, &candidates), name))
             }
             _ => None,
         };
@@ -383,8 +384,8 @@ impl EarlierMessage {
             let Some(Some(key)) = item_key else {
                 return None;
             };
-            if let (Some(items), Some(name)) = (&items, key.as_str()) {
-                let found = items.by_entry.get(&i).and_then(|keyed| keyed.get(name));
+            if let Some((items, name)) = &indexed {
+                let found = items.by_entry.get(&i).and_then(|keyed| keyed.get(*name));
                 if let Some(at) = found {
                     return Some((ptr, entry, Some(at.to_string())));
                 }
@@ -478,10 +479,7 @@ impl Check for EarlierMessage {
             let Some((spointer, svalue)) = first(schema, cx.root, from) else {
                 return;
             };
-            let draft = match svalue.get("$schema").and_then(ValueRef::as_str) {
-                Some(s) if s.contains("draft-07") => jsonschema::Draft::Draft7,
-                _ => jsonschema::Draft::Draft202012,
-            };
+            let draft = declared_draft(svalue.get("$schema").and_then(ValueRef::as_str));
             let Compiled::Valid(validator) =
                 cx.cache.compile_at(&spointer, svalue, |s| build(s, draft))
             else {

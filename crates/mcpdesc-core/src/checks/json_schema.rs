@@ -62,10 +62,16 @@ fn draft_of(declared: Option<&str>, option: DraftOption) -> Draft {
     match option {
         DraftOption::Draft2020_12 => Draft::Draft202012,
         DraftOption::Draft07 => Draft::Draft7,
-        DraftOption::Auto => match declared {
-            Some(s) if s.contains("draft-07") => Draft::Draft7,
-            _ => Draft::Draft202012,
-        },
+        DraftOption::Auto => declared_draft(declared),
+    }
+}
+
+/// The draft a schema whose `$schema` is `declared` is read in: draft-07 when it names it,
+/// 2020-12 otherwise.
+pub(crate) fn declared_draft(declared: Option<&str>) -> Draft {
+    match declared {
+        Some(s) if s.contains("draft-07") => Draft::Draft7,
+        _ => Draft::Draft202012,
     }
 }
 

@@ -4,7 +4,7 @@
 //! Design: the definition is looked up by a key built from the node's context (for traffic,
 //! the entry's `kind` and `method`, and a result's `resultType`): the parts of `key`, joined
 //! by spaces, with the longest prefix that has an entry in `definitions` winning, so
-//! `tools/call input_required` can refine `tools/call`. An entry may list alternatives
+//! `a/method input_required` can refine `a/method`. An entry may list alternatives
 //! (`JSONRPCError|JSONRPCErrorResponse`): the first the version's schema defines is used.
 //! When the version's schema defines none of them, the message does not exist in that
 //! version, which is itself a finding. Schema files are parsed, and each (version,
@@ -16,12 +16,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
-use jsonschema::Draft;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::json_schema::{build, shorten};
+use super::json_schema::{build, declared_draft, shorten};
 use super::tree_instance::{failures, TreeValidator as Validator};
 use super::{
     options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError, ParsedCell,
@@ -233,10 +232,7 @@ fn slot_of(schema: &Value, definition: &str) -> Slot {
     for d in reachable(defs, &prefix, definition) {
         kept.insert(d.to_owned(), defs[d].clone());
     }
-    let draft = match schema.get("$schema").and_then(Value::as_str) {
-        Some(s) if s.contains("draft-07") => Draft::Draft7,
-        _ => Draft::Draft202012,
-    };
+    let draft = declared_draft(schema.get("$schema").and_then(Value::as_str));
     let mut root = match defs.get(definition) {
         Some(Value::Object(own))
             if !["$schema", "$id", "$defs", "definitions"]
@@ -373,41 +369,37 @@ impl Check for ProtocolSchema {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jsonschema::Draft;
 
     /// A definition compiled as the root finds the errors the same definition finds behind a
-    /// reference, in both dialects of the protocol schemas.
+    /// reference: every definition of a protocol schema of each dialect, on instances of every
+    /// JSON type, the definition's own text among them.
     #[test]
     fn a_definition_as_the_root_validates_as_behind_a_reference() {
         use crate::checks::tree_instance::failures;
         use crate::document::Tree;
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rules/schemas/mcp");
-        let instances = [
-            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                               "params": {"name": "t", "arguments": {"a": 1}}}),
-            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}}),
-            serde_json::json!({"jsonrpc": "1.0", "id": [], "method": 3, "params": {"name": 2}}),
-            serde_json::json!({"content": [{"type": "text", "text": "x"}]}),
-            serde_json::json!({"content": [{"type": "image"}], "isError": "no"}),
-            serde_json::json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
-            serde_json::json!({"tools": [{"name": 1, "inputSchema": {"type": "array"}}]}),
+        let fixed = [
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "m", "params": {}}),
+            serde_json::json!({"jsonrpc": "1.0", "id": [], "method": 3, "params": {"a": 2}}),
+            serde_json::json!({"a": {"b": [1, "x", null, true]}}),
             serde_json::json!([1, 2]),
-        ];
-        let definitions = [
-            "CallToolRequest",
-            "CallToolResult",
-            "ListToolsResult",
-            "Result",
+            serde_json::json!("text"),
+            serde_json::json!(null),
         ];
         let mut compared = 0;
-        for version in ["2024-11-05.json", "2025-11-25.json"] {
+        for (version, draft) in [
+            ("2024-11-05.json", Draft::Draft7),
+            ("2025-11-25.json", Draft::Draft202012),
+        ] {
             let text = std::fs::read_to_string(dir.join(version)).expect("a protocol schema");
             let schema: Value = serde_json::from_str(&text).expect("JSON");
-            let (name, _) = container(&schema).expect("definitions");
-            let draft = match schema.get("$schema").and_then(Value::as_str) {
-                Some(s) if s.contains("draft-07") => Draft::Draft7,
-                _ => Draft::Draft202012,
-            };
-            for definition in definitions {
+            assert_eq!(
+                declared_draft(schema.get("$schema").and_then(Value::as_str)),
+                draft
+            );
+            let (name, defs) = container(&schema).expect("definitions");
+            for (definition, own) in defs {
                 let Slot::Ready(root) = slot_of(&schema, definition) else {
                     panic!("{version} {definition} compiles");
                 };
@@ -417,7 +409,11 @@ mod tests {
                     serde_json::json!([{ "$ref": format!("#/{name}/{definition}") }]),
                 );
                 let behind = build(&Value::Object(wrapper), draft).expect("compiles");
-                for instance in &instances {
+                let own_parts = [
+                    own.clone(),
+                    own.get("properties").cloned().unwrap_or_default(),
+                ];
+                for instance in fixed.iter().chain(&own_parts) {
                     let tree = Tree::from_value(instance);
                     let errors = |v: &Validator| -> Vec<String> {
                         failures(v, tree.root())
@@ -433,7 +429,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(compared, 2 * definitions.len() * instances.len());
+        assert!(compared > 500, "{compared} comparisons");
         assert!(matches!(
             slot_of(&serde_json::json!({"$defs": {}}), "X"),
             Slot::Undefined
