@@ -138,6 +138,12 @@ impl<'t> Document<'t> {
         self.tree.add_members(object, members);
     }
 
+    /// [`Document::add_members`] for each object of `edits`, in order: the keys and fixed
+    /// texts the objects share are stored once.
+    pub fn add_members_each(&mut self, edits: Vec<(u32, Vec<(&str, Added)>)>) {
+        self.tree.add_members_each(edits);
+    }
+
     pub fn format(&self) -> Format {
         self.format
     }

@@ -29,6 +29,9 @@ use crate::path::JsonPath;
 use crate::relpath::RelPath;
 use crate::rules::file::ConditionDef;
 
+/// Per-document indexes of a capture's strings: `foldhash`, seeded at random per map.
+type Fast = foldhash::fast::RandomState;
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Pair {
@@ -255,7 +258,7 @@ struct Candidates {
 /// every node looking its item up in an earlier entry (a call, the tool a listing names) makes
 /// one lookup instead of a walk over the entry's elements.
 struct Items {
-    by_entry: HashMap<usize, HashMap<Box<str>, Box<str>>>,
+    by_entry: HashMap<usize, HashMap<Box<str>, Box<str>, Fast>, Fast>,
 }
 
 impl EarlierMessage {
@@ -309,7 +312,8 @@ impl EarlierMessage {
         candidates: &Candidates,
     ) -> Arc<Items> {
         let compute = || {
-            let mut by_entry = HashMap::with_capacity(candidates.indices.len());
+            let mut by_entry =
+                HashMap::with_capacity_and_hasher(candidates.indices.len(), Fast::default());
             let mut ptr = pointer::buffer(base);
             for &i in &candidates.indices {
                 let Some(entry) = entries.get(i) else {
@@ -317,7 +321,7 @@ impl EarlierMessage {
                 };
                 ptr.truncate(base.len());
                 pointer::push_index(&mut ptr, i);
-                let mut keyed: HashMap<Box<str>, Box<str>> = HashMap::new();
+                let mut keyed: HashMap<Box<str>, Box<str>, Fast> = HashMap::default();
                 item.at
                     .for_each_from(cx.root, &ptr, entry, &mut |at, element| {
                         let key = item.key.first_value_from(cx.root, at, element);

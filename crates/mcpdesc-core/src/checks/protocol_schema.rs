@@ -75,7 +75,8 @@ enum Slot {
 struct ProtocolSchema {
     key: Vec<Part>,
     /// Lookup key → the alternatives, as indices into `names`.
-    definitions: HashMap<String, Vec<usize>>,
+    /// Looked up once per message: `foldhash`, seeded at random.
+    definitions: HashMap<String, Vec<usize>, foldhash::fast::RandomState>,
     /// Every definition name `definitions` gives.
     names: Vec<String>,
     /// By version index: the schema file's text and, once parsed, its value.
@@ -284,7 +285,8 @@ impl ProtocolSchema {
     /// The lookup key the node's key selects and its alternatives: the parts joined by
     /// spaces, the longest key with an entry winning.
     fn lookup(&self, node: Node<'_>, cx: &EvalCtx<'_>) -> Option<(String, &[usize])> {
-        let mut key = String::new();
+        // Room for a method name, a result type and the separators without growing.
+        let mut key = String::with_capacity(64);
         let mut ends: Vec<usize> = Vec::with_capacity(self.key.len());
         for k in &self.key {
             let part = match k {

@@ -78,17 +78,24 @@ pub struct LimitExceeded {
     pub pointer: String,
 }
 
+/// The maps below are keyed by hashes and node ids: `foldhash`, seeded at random per map like
+/// the standard library's hasher, costs a fraction of SipHash for such keys.
+type Fast = foldhash::fast::RandomState;
+
+/// A schema node's key and its hash, by (tree generation, node id).
+type NodeKeys = HashMap<(u64, u32), (SchemaKey, u64), Fast>;
+
 /// Per-document memo of expensive derived values (compiled document-supplied schemas), and
 /// the record of evaluation limits exceeded. Shared by the threads evaluating one document.
 #[derive(Default)]
 pub struct DocCache {
     schemas: Mutex<Recent>,
     /// Every distinct schema compiled so far, for `max-schemas`.
-    seen: Mutex<HashSet<SchemaKey>>,
+    seen: Mutex<HashSet<SchemaKey, Fast>>,
     /// Schemas found valid without being compiled (see [`DocCache::schema_problem_at`]).
-    vouched: Mutex<HashSet<SchemaKey>>,
+    vouched: Mutex<HashSet<SchemaKey, Fast>>,
     /// Schemas refused by a limit, so a refusal is recorded once per schema.
-    refused: Mutex<HashSet<SchemaKey>>,
+    refused: Mutex<HashSet<SchemaKey, Fast>>,
     limits: Limits,
     exceeded: Mutex<Vec<LimitExceeded>>,
     /// Keys the schema texts without writing them: two independently keyed hashes.
@@ -97,10 +104,10 @@ pub struct DocCache {
     /// compile the same node (a tool's schema for itself, then for each of its examples; a
     /// listed tool's schema for every call of it), and hashing a schema costs as much as
     /// reading it.
-    node_keys: Mutex<HashMap<(u64, u32), (SchemaKey, u64)>>,
+    node_keys: Mutex<NodeKeys>,
     /// Values a check derives from the whole document once and reuses at every node (the
     /// candidate entries of a sequence, say), by the check's key.
-    memos: Mutex<HashMap<(u64, u8), Memo>>,
+    memos: Mutex<HashMap<(u64, u8), Memo, Fast>>,
 }
 
 /// A memo with the text that names it.
@@ -137,7 +144,7 @@ type Outcome = Result<Arc<Validator>, String>;
 /// The most recently compiled schemas; the oldest goes when a new one arrives at capacity.
 #[derive(Default)]
 struct Recent {
-    by_key: HashMap<SchemaKey, Outcome>,
+    by_key: HashMap<SchemaKey, Outcome, Fast>,
     order: std::collections::VecDeque<SchemaKey>,
 }
 

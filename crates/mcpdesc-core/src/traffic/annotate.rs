@@ -128,9 +128,7 @@ struct Pending<'a> {
 /// messages the data does not date.
 pub fn annotate(doc: &mut Document<'_>, config: &TrafficConfig, default_version: Option<&str>) {
     let edits = annotations(doc.root(), config, default_version);
-    for (entry, members) in edits {
-        doc.add_members(entry, members);
-    }
+    doc.add_members_each(edits);
 }
 
 /// The members to add to each entry object (by node).

@@ -16,13 +16,57 @@ pub enum Added {
     Copy(u32),
 }
 
+/// Texts one batch of edits has stored: the keys and fixed texts that every edited object is
+/// given are stored once, not once per object.
+struct Stored<'k> {
+    texts: Vec<(&'k str, StrRef)>,
+}
+
+impl<'k> Stored<'k> {
+    /// Few distinct keys are added in a batch; past this many the rest are stored each time
+    /// rather than searched for.
+    const MAX: usize = 32;
+
+    fn new() -> Self {
+        Stored { texts: Vec::new() }
+    }
+}
+
 impl Tree<'_> {
     /// Sets `members` of object `object` (a key it has is given the new value in place, the
     /// others follow its members in order). What is added has no position of its own: it
     /// takes the object's, and its keys have none, as members added to a value before it
     /// became a tree.
     pub(crate) fn add_members(&mut self, object: u32, members: Vec<(&str, Added)>) {
+        self.add_members_each(vec![(object, members)]);
+    }
+
+    /// [`Tree::add_members`] for each object of `edits`, in order.
+    pub(crate) fn add_members_each(&mut self, edits: Vec<(u32, Vec<(&str, Added)>)>) {
         self.generation = super::new_generation();
+        // Every edited object's members are written again after the existing ones.
+        let mut members = 0;
+        let mut added = 0;
+        for (object, new) in &edits {
+            if let Some(node) = self.nodes.get(*object as usize) {
+                members += node.b as usize + new.len();
+            }
+            added += new.len();
+        }
+        self.members.reserve(members);
+        self.nodes.reserve(added);
+        let mut stored = Stored::new();
+        for (object, new) in edits {
+            self.set_members(object, new, &mut stored);
+        }
+    }
+
+    fn set_members<'k>(
+        &mut self,
+        object: u32,
+        members: Vec<(&'k str, Added)>,
+        stored: &mut Stored<'k>,
+    ) {
         let Some(node) = self.nodes.get(object as usize).copied() else {
             return;
         };
@@ -30,17 +74,18 @@ impl Tree<'_> {
             return;
         }
         let start = node.a as usize;
-        let mut all: Vec<Member> = self
+        let existing = self
             .members
             .get(start..start + node.b as usize)
-            .unwrap_or(&[])
-            .to_vec();
+            .unwrap_or(&[]);
+        let mut all: Vec<Member> = Vec::with_capacity(existing.len() + members.len());
+        all.extend_from_slice(existing);
         for (key, value) in members {
-            let value = self.add_value(value, node.pos);
+            let value = self.add_value(value, node.pos, stored);
             match all.iter_mut().find(|m| self.str_of(m.key) == key) {
                 Some(m) => m.value = value,
                 None => {
-                    let key = self.add_str(key);
+                    let key = self.store_str(key, stored);
                     all.push(Member {
                         key,
                         key_pos: NO_POS,
@@ -63,6 +108,18 @@ impl Tree<'_> {
         }
     }
 
+    /// `s`, stored once per batch.
+    fn store_str<'k>(&mut self, s: &'k str, stored: &mut Stored<'k>) -> StrRef {
+        if let Some((_, r)) = stored.texts.iter().find(|(t, _)| *t == s) {
+            return *r;
+        }
+        let r = self.add_str(s);
+        if stored.texts.len() < Stored::MAX {
+            stored.texts.push((s, r));
+        }
+        r
+    }
+
     fn add_str(&mut self, s: &str) -> StrRef {
         let start = to_u32(self.decoded.len());
         self.decoded.push_str(s);
@@ -77,15 +134,18 @@ impl Tree<'_> {
         to_u32(self.nodes.len() - 1)
     }
 
-    fn add_value(&mut self, value: Added, pos: u32) -> u32 {
+    fn add_value(&mut self, value: Added, pos: u32, stored: &mut Stored<'_>) -> u32 {
         match value {
             Added::Str(s) => self.add_string(&s, pos),
-            Added::Static(s) => self.add_string(s, pos),
+            Added::Static(s) => {
+                let r = self.store_str(s, stored);
+                self.add_node(Tag::DecodedStr, r.start, r.byte_len() as u32, pos)
+            }
             Added::Bool(b) => self.add_node(if b { Tag::True } else { Tag::False }, 0, 0, pos),
             Added::Array(items) => {
                 let ids: Vec<u32> = items
                     .into_iter()
-                    .map(|item| self.add_value(item, pos))
+                    .map(|item| self.add_value(item, pos, stored))
                     .collect();
                 let first = to_u32(self.elements.len());
                 self.elements.extend(&ids);

@@ -175,7 +175,7 @@ impl<'t> Tree<'t> {
             (self.text.as_bytes(), m.key.start as usize)
         };
         match buf.get(start..start + key.len()) {
-            Some(stored) => stored.first() == key.first() && stored == key,
+            Some(stored) => same_bytes(stored, key),
             None => false,
         }
     }
@@ -211,5 +211,45 @@ impl<'t> Tree<'t> {
                 Positions::Offsets(index) => index.heap_bytes(),
                 Positions::Table(t) => t.capacity() * size_of::<Position>(),
             }
+    }
+}
+
+/// Whether two byte strings of the same length are equal. Member keys are short: up to 16
+/// bytes they are compared as two overlapping words each, in registers, where a call to
+/// `memcmp` cost more than the rest of a member lookup.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    fn word<const N: usize>(s: &[u8], at: usize) -> Option<[u8; N]> {
+        s.get(at..at + N)?.try_into().ok()
+    }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        1..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..=7 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod same_bytes_tests {
+    use super::same_bytes;
+
+    #[test]
+    fn agrees_with_slice_equality_at_every_length_and_difference() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(same_bytes(&a, &a.clone()), "length {n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same_bytes(&a, &b), "length {n}, difference at {at}");
+            }
+        }
+        assert!(!same_bytes(b"abc", b"abcd"));
     }
 }
