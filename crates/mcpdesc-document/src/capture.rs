@@ -90,7 +90,7 @@ pub(super) fn parse_tree<'t>(text: &'t str, limits: &Limits) -> Result<Tree<'t>,
     }
     r.b.close_array(messages);
     r.b.close_object(root);
-    Ok(r.b.finish(Positions::Offsets(LineIndex::new(Breaks::Newline))))
+    Ok(r.b.finish_as_reserved(Positions::Offsets(LineIndex::new(Breaks::Newline))))
 }
 
 /// The offset where the line holding `offset` starts.

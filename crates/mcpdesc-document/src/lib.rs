@@ -140,7 +140,10 @@ impl<'t> Document<'t> {
 
     /// [`Document::add_members`] for each object of `edits`, in order: the keys and fixed
     /// texts the objects share are stored once.
-    pub fn add_members_each(&mut self, edits: Vec<(u32, Vec<(&str, Added)>)>) {
+    pub fn add_members_each<'k>(
+        &mut self,
+        edits: impl IntoIterator<Item = (u32, Vec<(&'k str, Added)>)>,
+    ) {
         self.tree.add_members_each(edits);
     }
 

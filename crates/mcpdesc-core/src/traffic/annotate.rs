@@ -75,20 +75,57 @@ fn in_place<'v>(start: ValueRef<'v>, tokens: &[String]) -> Option<ValueRef<'v>> 
     Some(value)
 }
 
-/// A text an entry is given: a string node of the capture, added as a copy that shares its
-/// text, or a text of the caller's.
+/// The version an entry is dated with: a string node of the capture, added as a copy that
+/// shares its text, or the caller's default.
 #[derive(Debug, Clone, Copy)]
-enum Text<'a> {
-    Node(ValueRef<'a>),
-    Given(&'a str),
+enum Text {
+    Node(u32),
+    Default,
 }
 
-impl Text<'_> {
-    fn added(self) -> Added {
-        match self {
-            Text::Node(v) => Added::Copy(v.id()),
-            Text::Given(s) => Added::Str(s.to_owned()),
+/// What one entry is given, by node ids and fixed texts: computed for every entry first (a
+/// response's request comes before it), then added entry by entry, so that no list of every
+/// entry's new members is held at once.
+struct EntryEdit {
+    entry: u32,
+    kind: Kind,
+    method: Option<u32>,
+    /// The direction, for an entry without one of its own that follows from its request's.
+    dir: Option<&'static str>,
+    version: Option<Text>,
+    /// The request's `msg`, for a response.
+    request: Option<u32>,
+    /// For a request: whether a response answered it, and whether its id was already in
+    /// flight.
+    answered: Option<(bool, bool)>,
+}
+
+impl EntryEdit {
+    fn members(&self, default_version: Option<&str>) -> Vec<(&'static str, Added)> {
+        let mut members: Vec<(&'static str, Added)> = Vec::with_capacity(7);
+        members.push(("kind", Added::Static(self.kind.as_str())));
+        if let Some(m) = self.method {
+            members.push(("method", Added::Copy(m)));
         }
+        if let Some(d) = self.dir {
+            members.push(("dir", Added::Static(d)));
+        }
+        let version = match self.version {
+            Some(Text::Node(id)) => Some(Added::Copy(id)),
+            Some(Text::Default) => default_version.map(|v| Added::Str(v.to_owned())),
+            None => None,
+        };
+        members.push((SCOPE_MEMBER, Added::Array(version.into_iter().collect())));
+        if let Some(copy) = self.request {
+            members.push(("request", Added::Copy(copy)));
+        }
+        if let Some((answered, in_flight)) = self.answered {
+            members.push(("answered", Added::Bool(answered)));
+            if in_flight {
+                members.push(("idInFlight", Added::Bool(true)));
+            }
+        }
+        members
     }
 }
 
@@ -127,16 +164,13 @@ struct Pending<'a> {
 /// to the entries of a capture document (`{"messages": [...]}`). `default_version` dates the
 /// messages the data does not date.
 pub fn annotate(doc: &mut Document<'_>, config: &TrafficConfig, default_version: Option<&str>) {
-    let edits = annotations(doc.root(), config, default_version);
-    doc.add_members_each(edits);
+    let edits = annotations(doc.root(), config, default_version.is_some());
+    doc.add_members_each(edits.iter().map(|e| (e.entry, e.members(default_version))));
 }
 
-/// The members to add to each entry object (by node).
-fn annotations<'a>(
-    root: ValueRef<'a>,
-    config: &TrafficConfig,
-    default_version: Option<&'a str>,
-) -> Vec<(u32, Vec<(&'static str, Added)>)> {
+/// What to add to each entry object (by node). `dated`: whether the caller gives a default
+/// version.
+fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> Vec<EntryEdit> {
     let Some(entries) = root
         .get(crate::document::MESSAGES)
         .and_then(ValueRef::as_array)
@@ -148,18 +182,20 @@ fn annotations<'a>(
         .iter()
         .map(|e| e.as_object().map_or(Kind::Unknown, Kind::of))
         .collect();
-    let mut versions: Vec<Option<Text<'a>>> = vec![None; entries.len()];
+    let mut versions: Vec<Option<Text>> = vec![None; entries.len()];
     let mut methods: Vec<Option<ValueRef<'a>>> = vec![None; entries.len()];
     let mut dirs: Vec<Option<&'a str>> = entries
         .iter()
         .map(|e| e.get("dir").and_then(ValueRef::as_str))
         .collect();
+    // The directions taken from a request, for responses recorded without one.
+    let mut derived_dirs: Vec<Option<&'static str>> = vec![None; entries.len()];
     let mut answered_by: Vec<Option<usize>> = vec![None; entries.len()];
     let mut in_flight_dup = vec![false; entries.len()];
     let mut request_of: Vec<Option<usize>> = vec![None; entries.len()];
     let mut pending: HashMap<IdKey<'a>, Vec<Pending<'a>>, foldhash::fast::RandomState> =
         HashMap::default();
-    let mut current: Option<Text<'a>> = default_version.map(Text::Given);
+    let mut current: Option<Text> = dated.then_some(Text::Default);
     let mut handshakes: Vec<usize> = Vec::new();
 
     for i in 0..entries.len() {
@@ -170,7 +206,7 @@ fn annotations<'a>(
             }
             continue;
         };
-        let read = |path: &MessagePath| string_at(path, msg).map(Text::Node);
+        let read = |path: &MessagePath| string_at(path, msg).map(|v| Text::Node(v.id()));
         match kind {
             Kind::Message(Request | Notification) => {
                 let method = msg.get("method").filter(|m| m.is_string());
@@ -221,7 +257,8 @@ fn annotations<'a>(
                         request_of[i] = Some(req.index);
                         methods[i] = req.method;
                         if dirs[i].is_none() {
-                            dirs[i] = req.dir.and_then(reverse);
+                            derived_dirs[i] = req.dir.and_then(reverse);
+                            dirs[i] = derived_dirs[i];
                         }
                         let negotiated =
                             handshakes.contains(&req.index) && kind == Kind::Message(ResultKind);
@@ -247,30 +284,18 @@ fn annotations<'a>(
         let Some(obj) = entry.as_object() else {
             continue;
         };
-        let mut members: Vec<(&'static str, Added)> = Vec::with_capacity(7);
-        members.push(("kind", Added::Static(kinds[i].as_str())));
-        if let Some(m) = methods[i] {
-            members.push(("method", Added::Copy(m.id())));
-        }
-        if !obj.contains_key("dir") {
-            if let Some(d) = dirs[i] {
-                members.push(("dir", Added::Str(d.to_owned())));
-            }
-        }
-        members.push((
-            SCOPE_MEMBER,
-            Added::Array(versions[i].map(Text::added).into_iter().collect()),
-        ));
-        if let Some(copy) = request_of[i].and_then(|r| entries[r].get("msg")) {
-            members.push(("request", Added::Copy(copy.id())));
-        }
-        if kinds[i] == Kind::Message(Request) {
-            members.push(("answered", Added::Bool(answered_by[i].is_some())));
-            if in_flight_dup[i] {
-                members.push(("idInFlight", Added::Bool(true)));
-            }
-        }
-        edits.push((entry.id(), members));
+        let request = kinds[i] == Kind::Message(Request);
+        edits.push(EntryEdit {
+            entry: entry.id(),
+            kind: kinds[i],
+            method: methods[i].map(|m| m.id()),
+            dir: derived_dirs[i].filter(|_| !obj.contains_key("dir")),
+            version: versions[i],
+            request: request_of[i]
+                .and_then(|r| entries[r].get("msg"))
+                .map(|m| m.id()),
+            answered: request.then(|| (answered_by[i].is_some(), in_flight_dup[i])),
+        });
     }
     edits
 }

@@ -190,6 +190,18 @@ impl<'t> Builder<'t> {
 
     /// The tree, its root the last value completed.
     pub(crate) fn finish(mut self, positions: Positions) -> Tree<'t> {
+        self.nodes.shrink_to_fit();
+        self.members.shrink_to_fit();
+        self.elements.shrink_to_fit();
+        self.numbers.shrink_to_fit();
+        self.decoded.shrink_to_fit();
+        self.finish_as_reserved(positions)
+    }
+
+    /// [`Builder::finish`] keeping the arrays' capacity, for a tree that members are added
+    /// to next (a capture, annotated): they are appended in place instead of the arrays
+    /// being copied to larger ones, and capacity never written to costs no resident memory.
+    pub(crate) fn finish_as_reserved(mut self, positions: Positions) -> Tree<'t> {
         let root = self.pending.pop().unwrap_or_else(|| {
             self.nodes.push(NodeData {
                 tag: Tag::Null,
@@ -199,11 +211,6 @@ impl<'t> Builder<'t> {
             });
             to_u32(self.nodes.len() - 1)
         });
-        self.nodes.shrink_to_fit();
-        self.members.shrink_to_fit();
-        self.elements.shrink_to_fit();
-        self.numbers.shrink_to_fit();
-        self.decoded.shrink_to_fit();
         Tree {
             text: Cow::Borrowed(self.text),
             decoded: self.decoded,

@@ -42,19 +42,11 @@ impl Tree<'_> {
     }
 
     /// [`Tree::add_members`] for each object of `edits`, in order.
-    pub(crate) fn add_members_each(&mut self, edits: Vec<(u32, Vec<(&str, Added)>)>) {
+    pub(crate) fn add_members_each<'k>(
+        &mut self,
+        edits: impl IntoIterator<Item = (u32, Vec<(&'k str, Added)>)>,
+    ) {
         self.generation = super::new_generation();
-        // Every edited object's members are written again after the existing ones.
-        let mut members = 0;
-        let mut added = 0;
-        for (object, new) in &edits {
-            if let Some(node) = self.nodes.get(*object as usize) {
-                members += node.b as usize + new.len();
-            }
-            added += new.len();
-        }
-        self.members.reserve(members);
-        self.nodes.reserve(added);
         let mut stored = Stored::new();
         for (object, new) in edits {
             self.set_members(object, new, &mut stored);
