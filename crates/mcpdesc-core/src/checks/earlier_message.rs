@@ -28,9 +28,7 @@ use crate::eval::context::{excerpt, Compiled, EvalCtx, Finding, MemoId};
 use crate::path::JsonPath;
 use crate::relpath::RelPath;
 use crate::rules::file::ConditionDef;
-
-/// Per-document indexes of a capture's strings: `foldhash`, seeded at random per map.
-type Fast = foldhash::fast::RandomState;
+use crate::FastHash;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -258,7 +256,7 @@ struct Candidates {
 /// every node looking its item up in an earlier entry (a call, the tool a listing names) makes
 /// one lookup instead of a walk over the entry's elements.
 struct Items {
-    by_entry: HashMap<usize, HashMap<Box<str>, Box<str>, Fast>, Fast>,
+    by_entry: HashMap<usize, HashMap<Box<str>, Box<str>, FastHash>, FastHash>,
 }
 
 impl EarlierMessage {
@@ -313,7 +311,7 @@ impl EarlierMessage {
     ) -> Arc<Items> {
         let compute = || {
             let mut by_entry =
-                HashMap::with_capacity_and_hasher(candidates.indices.len(), Fast::default());
+                HashMap::with_capacity_and_hasher(candidates.indices.len(), FastHash::default());
             let mut ptr = pointer::buffer(base);
             for &i in &candidates.indices {
                 let Some(entry) = entries.get(i) else {
@@ -321,7 +319,7 @@ impl EarlierMessage {
                 };
                 ptr.truncate(base.len());
                 pointer::push_index(&mut ptr, i);
-                let mut keyed: HashMap<Box<str>, Box<str>, Fast> = HashMap::default();
+                let mut keyed: HashMap<Box<str>, Box<str>, FastHash> = HashMap::default();
                 item.at
                     .for_each_from(cx.root, &ptr, entry, &mut |at, element| {
                         let key = item.key.first_value_from(cx.root, at, element);

@@ -75,8 +75,8 @@ enum Slot {
 struct ProtocolSchema {
     key: Vec<Part>,
     /// Lookup key → the alternatives, as indices into `names`.
-    /// Looked up once per message: `foldhash`, seeded at random.
-    definitions: HashMap<String, Vec<usize>, foldhash::fast::RandomState>,
+    /// Looked up once per message.
+    definitions: HashMap<String, Vec<usize>, crate::FastHash>,
     /// Every definition name `definitions` gives.
     names: Vec<String>,
     /// By version index: the schema file's text and, once parsed, its value.

@@ -10,6 +10,7 @@ use thiserror::Error;
 use crate::checks::TreeValidator as Validator;
 use crate::document::{Document, Kind, Limits, ValueRef};
 use crate::versions::{Version, VersionList};
+use crate::FastHash as Fast;
 
 use super::scope::ScopeMap;
 
@@ -77,10 +78,6 @@ pub struct LimitExceeded {
     /// The node where it was exceeded.
     pub pointer: String,
 }
-
-/// The maps below are keyed by hashes and node ids: `foldhash`, seeded at random per map like
-/// the standard library's hasher, costs a fraction of SipHash for such keys.
-type Fast = foldhash::fast::RandomState;
 
 /// A schema node's key and its hash, by (tree generation, node id).
 type NodeKeys = HashMap<(u64, u32), (SchemaKey, u64), Fast>;

@@ -28,7 +28,7 @@ pub struct ScopeMap {
     /// Keyed by pointer. The scope of every node a rule reads is looked up here, so the hash
     /// is `foldhash`: seeded at random like the standard library's, several times faster on
     /// keys this short.
-    entries: HashMap<String, Entry, foldhash::fast::RandomState>,
+    entries: HashMap<String, Entry, crate::FastHash>,
     /// Bit `d` is set when a declaration has `d` reference tokens (`d` < 64), so lookups
     /// probe only the ancestors at those depths.
     depths: u64,

@@ -50,7 +50,7 @@ struct KeyTest<'p> {
 /// The elements of one array by the string each has at one member query. Keyed by
 /// `foldhash`, seeded at random like the standard library's hasher and several times faster
 /// on the short strings these are (see `eval::scope`).
-type Index<'d> = HashMap<&'d str, Vec<u32>, foldhash::fast::RandomState>;
+type Index<'d> = HashMap<&'d str, Vec<u32>, crate::FastHash>;
 
 impl<'p> StepTrie<'p> {
     pub(crate) fn new() -> StepTrie<'p> {

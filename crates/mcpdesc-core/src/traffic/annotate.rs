@@ -193,8 +193,7 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
     let mut answered_by: Vec<Option<usize>> = vec![None; entries.len()];
     let mut in_flight_dup = vec![false; entries.len()];
     let mut request_of: Vec<Option<usize>> = vec![None; entries.len()];
-    let mut pending: HashMap<IdKey<'a>, Vec<Pending<'a>>, foldhash::fast::RandomState> =
-        HashMap::default();
+    let mut pending: HashMap<IdKey<'a>, Vec<Pending<'a>>, crate::FastHash> = HashMap::default();
     let mut current: Option<Text> = dated.then_some(Text::Default);
     let mut handshakes: Vec<usize> = Vec::new();
 

@@ -18,18 +18,15 @@ pub enum Added {
 
 /// Texts one batch of edits has stored: the keys and fixed texts that every edited object is
 /// given are stored once, not once per object.
+#[derive(Default)]
 struct Stored<'k> {
     texts: Vec<(&'k str, StrRef)>,
 }
 
-impl<'k> Stored<'k> {
+impl Stored<'_> {
     /// Few distinct keys are added in a batch; past this many the rest are stored each time
     /// rather than searched for.
     const MAX: usize = 32;
-
-    fn new() -> Self {
-        Stored { texts: Vec::new() }
-    }
 }
 
 impl Tree<'_> {
@@ -47,7 +44,7 @@ impl Tree<'_> {
         edits: impl IntoIterator<Item = (u32, Vec<(&'k str, Added)>)>,
     ) {
         self.generation = super::new_generation();
-        let mut stored = Stored::new();
+        let mut stored = Stored::default();
         for (object, new) in edits {
             self.set_members(object, new, &mut stored);
         }
@@ -128,10 +125,13 @@ impl Tree<'_> {
 
     fn add_value(&mut self, value: Added, pos: u32, stored: &mut Stored<'_>) -> u32 {
         match value {
-            Added::Str(s) => self.add_string(&s, pos),
+            Added::Str(s) => {
+                let r = self.add_str(&s);
+                self.add_string(r, pos)
+            }
             Added::Static(s) => {
                 let r = self.store_str(s, stored);
-                self.add_node(Tag::DecodedStr, r.start, r.byte_len() as u32, pos)
+                self.add_string(r, pos)
             }
             Added::Bool(b) => self.add_node(if b { Tag::True } else { Tag::False }, 0, 0, pos),
             Added::Array(items) => {
@@ -147,8 +147,7 @@ impl Tree<'_> {
         }
     }
 
-    fn add_string(&mut self, s: &str, pos: u32) -> u32 {
-        let r = self.add_str(s);
+    fn add_string(&mut self, r: StrRef, pos: u32) -> u32 {
         self.add_node(Tag::DecodedStr, r.start, r.byte_len() as u32, pos)
     }
 
