@@ -1,6 +1,7 @@
 //! `mcpdesc docs`: writes the rule pages of every loaded release, generated from the rule
 //! files, or checks that the committed ones are current.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -33,30 +34,40 @@ pub fn run(args: DocsArgs) -> Result<ExitCode> {
     // the rule files and the committed pages: all of it is shown escaped.
     let out = args.out.display().to_string();
     let out = escape(&out);
+    // The report is written in one piece, so a reader that stops early (`| head`) ends it
+    // quietly instead of failing a write halfway.
+    let mut report = String::new();
     if !args.check {
         let summary = pages::write(&generated, &args.out)?;
         for p in &summary.written {
-            println!("wrote {out}/{}", escape(p));
+            writeln!(report, "wrote {out}/{}", escape(p))?;
         }
         for p in &summary.removed {
-            println!("removed {out}/{}", escape(p));
+            writeln!(report, "removed {out}/{}", escape(p))?;
         }
-        println!(
+        writeln!(
+            report,
             "{out}: {} page(s) written, {} removed, {} unchanged",
             summary.written.len(),
             summary.removed.len(),
             summary.unchanged
-        );
+        )?;
+        crate::output::emit(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
     let cmp = pages::compare(&generated, &args.out)?;
     if cmp.is_clean() {
-        println!("{out}: {} page(s) up to date", generated.files.len());
+        writeln!(
+            report,
+            "{out}: {} page(s) up to date",
+            generated.files.len()
+        )?;
+        crate::output::emit(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
     for s in &cmp.stale {
         let path = escape(&s.path);
-        println!("stale: {out}/{path}");
+        writeln!(report, "stale: {out}/{path}")?;
         let diff = similar::TextDiff::from_lines(&s.current, &s.generated);
         let diff = diff
             .unified_diff()
@@ -66,19 +77,25 @@ pub fn run(args: DocsArgs) -> Result<ExitCode> {
                 &format!("{out}/{path} (generated)"),
             )
             .to_string();
-        print!("{}", escape_multiline(&diff));
+        report.push_str(&escape_multiline(&diff));
     }
     for p in &cmp.missing {
-        println!("missing: {out}/{}", escape(p));
+        writeln!(report, "missing: {out}/{}", escape(p))?;
     }
     for p in &cmp.extra {
-        println!("extra: {out}/{} (no rule generates it any more)", escape(p));
+        writeln!(
+            report,
+            "extra: {out}/{} (no rule generates it any more)",
+            escape(p)
+        )?;
     }
-    println!(
+    writeln!(
+        report,
         "{out}: {} stale, {} missing, {} extra; run `mcpdesc docs` to regenerate",
         cmp.stale.len(),
         cmp.missing.len(),
         cmp.extra.len()
-    );
+    )?;
+    crate::output::emit(&report)?;
     Ok(ExitCode::from(1))
 }

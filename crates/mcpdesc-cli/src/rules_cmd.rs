@@ -124,13 +124,17 @@ pub fn show(args: &ShowArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(r) = cli_rules().find(|r| r.id == args.id) {
-        println!("{}\n{}\n{}\n", r.id, "=".repeat(r.id.len()), r.title);
-        println!("{}\n", r.description);
-        println!(
-            "Reported by the command line, not by a catalogue rule; default severity: {}.",
-            r.severity.as_str()
-        );
-        println!("See docs/cli.md, \"{}\".", r.section);
+        crate::output::emit(&format!(
+            "{}\n{}\n{}\n\n{}\n\n\
+             Reported by the command line, not by a catalogue rule; default severity: {}.\n\
+             See docs/cli.md, \"{}\".\n",
+            r.id,
+            "=".repeat(r.id.len()),
+            r.title,
+            r.description,
+            r.severity.as_str(),
+            r.section
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     let needle = args.id.to_lowercase();
@@ -153,6 +157,10 @@ pub fn show(args: &ShowArgs) -> Result<ExitCode> {
 
 pub fn completions(args: &CompletionsArgs) -> Result<ExitCode> {
     let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
-    clap_complete::generate(args.shell, &mut cmd, "mcpdesc", &mut std::io::stdout());
+    // Generated into memory first: `generate` panics when its writer fails, and a full disk
+    // or a closed pipe is an error to report, not a crash.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "mcpdesc", &mut script);
+    crate::output::emit(&String::from_utf8_lossy(&script))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -617,3 +617,64 @@ fn completions_for_each_shell() {
         assert!(run.stdout.contains("write-baseline"), "{shell}");
     }
 }
+
+/// A report that cannot be written (a full disk) is an error with exit code 2, not a crash,
+/// for the commands that print generated text as well as for `validate`.
+#[test]
+fn an_unwritable_standard_output_is_an_error_not_a_crash() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        eprintln!("skipped: this system has no /dev/full");
+        return;
+    }
+    let pages = tempfile::tempdir().unwrap();
+    let out = pages.path().to_string_lossy().into_owned();
+    let commands: [Vec<&str>; 4] = [
+        vec!["completions", "zsh"],
+        vec!["docs", "--out", &out],
+        vec!["rules", "list"],
+        vec!["explain", "mcpdesc-cli.unused-suppression"],
+    ];
+    for args in commands {
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
+            .args(&args)
+            .stdout(std::fs::File::create(full).unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+    }
+}
+
+/// A reader that stops early (`| head -1`) ends the report quietly.
+#[test]
+fn a_reader_that_stops_early_ends_the_report_quietly() {
+    use std::io::Read as _;
+    let pages = tempfile::tempdir().unwrap();
+    let out = pages.path().to_string_lossy().into_owned();
+    for args in [
+        vec!["completions", "fish"],
+        vec!["docs", "--check", "--out", &out],
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end at once: every write the command makes meets a closed pipe.
+        drop(child.stdout.take());
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_ne!(status.code(), Some(101), "{args:?}: {stderr}");
+    }
+}
