@@ -40,6 +40,12 @@ struct Options {
     key: Vec<KeyPart>,
     /// Lookup key → definition name, or alternatives `A|B`.
     definitions: BTreeMap<String, String>,
+    /// Lookup key → a definition (or alternatives `A|B`) the value must satisfy as well, for
+    /// every entry whose key is the node's key or a shorter prefix of it (the JSON-RPC envelope
+    /// of a method whose definition leaves it out, say). An error already reported at the same
+    /// location with the same text is reported once; a definition the version lacks is skipped.
+    #[serde(default)]
+    also: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -77,7 +83,9 @@ struct ProtocolSchema {
     /// Lookup key → the alternatives, as indices into `names`.
     /// Looked up once per message.
     definitions: HashMap<String, Vec<usize>, crate::FastHash>,
-    /// Every definition name `definitions` gives.
+    /// Lookup key → the alternatives of a definition to check as well, as indices into `names`.
+    also: HashMap<String, Vec<usize>, crate::FastHash>,
+    /// Every definition name `definitions` and `also` give.
     names: Vec<String>,
     /// By version index: the schema file's text and, once parsed, its value.
     files: Vec<Option<SchemaFile>>,
@@ -128,29 +136,33 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
         return Err(OptionError::at("/key", "`key` names at least one path"));
     }
     let mut names: Vec<String> = Vec::new();
-    let definitions = o
-        .definitions
-        .into_iter()
-        .map(|(k, v)| {
-            let alternatives = v
-                .split('|')
-                .map(|name| {
-                    let name = name.trim();
-                    names.iter().position(|n| n == name).unwrap_or_else(|| {
-                        names.push(name.to_owned());
-                        names.len() - 1
+    let mut table = |entries: BTreeMap<String, String>| {
+        entries
+            .into_iter()
+            .map(|(k, v)| {
+                let alternatives = v
+                    .split('|')
+                    .map(|name| {
+                        let name = name.trim();
+                        names.iter().position(|n| n == name).unwrap_or_else(|| {
+                            names.push(name.to_owned());
+                            names.len() - 1
+                        })
                     })
-                })
-                .collect();
-            (k, alternatives)
-        })
-        .collect();
+                    .collect();
+                (k, alternatives)
+            })
+            .collect::<HashMap<String, Vec<usize>, crate::FastHash>>()
+    };
+    let definitions = table(o.definitions);
+    let also = table(o.also);
     let slots = (0..files.len() * names.len())
         .map(|_| OnceLock::new())
         .collect();
     Ok(Box::new(ProtocolSchema {
         key,
         definitions,
+        also,
         names,
         files,
         slots,
@@ -161,8 +173,9 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
     name: "protocol-schema",
     summary: "The value validates against the definition, in the protocol schema of the version \
               being evaluated, that `definitions` gives for the node's `key` (longest key first; \
-              `A|B` takes the first the schema defines); a finding per validation error, at the \
-              failing location, or one at the node when the version defines none of them.",
+              `A|B` takes the first the schema defines) and those `also` gives for the key and \
+              its prefixes; a finding per distinct validation error, at the failing location, or \
+              one at the node when the version defines none of the `definitions` alternatives.",
     params: &["error", "definition"],
     compile,
     schema: schema_of::<Options>,
@@ -284,7 +297,7 @@ impl ProtocolSchema {
 
     /// The lookup key the node's key selects and its alternatives: the parts joined by
     /// spaces, the longest key with an entry winning.
-    fn lookup(&self, node: Node<'_>, cx: &EvalCtx<'_>) -> Option<(String, &[usize])> {
+    fn lookup(&self, node: Node<'_>, cx: &EvalCtx<'_>) -> Option<Lookup<'_>> {
         // Room for a method name, a result type and the separators without growing.
         let mut key = String::with_capacity(64);
         let mut ends: Vec<usize> = Vec::with_capacity(self.key.len());
@@ -305,14 +318,40 @@ impl ProtocolSchema {
                 ends.push(key.len());
             }
         }
+        let also: Vec<&[usize]> = ends
+            .iter()
+            .filter_map(|&end| self.also.get(&key[..end]).map(Vec::as_slice))
+            .collect();
         while let Some(end) = ends.pop() {
             key.truncate(end);
             if let Some(alternatives) = self.definitions.get(&key) {
-                return Some((key, alternatives));
+                return Some(Lookup {
+                    key,
+                    alternatives,
+                    also,
+                });
             }
         }
         None
     }
+
+    /// The first of `alternatives` that `version`'s schema defines, and what it holds.
+    fn first_defined(&self, version: usize, alternatives: &[usize]) -> Option<(usize, &Slot)> {
+        alternatives
+            .iter()
+            .find_map(|&d| match self.slot(version, d) {
+                Slot::Undefined => None,
+                slot => Some((d, slot)),
+            })
+    }
+}
+
+/// What a node's key selects: the longest key with a definition, its alternatives, and the
+/// alternatives `also` gives for that key's prefixes.
+struct Lookup<'c> {
+    key: String,
+    alternatives: &'c [usize],
+    also: Vec<&'c [usize]>,
 }
 
 impl Check for ProtocolSchema {
@@ -327,16 +366,15 @@ impl Check for ProtocolSchema {
         if self.schema(version).is_none() {
             return;
         }
-        let Some((key, alternatives)) = self.lookup(node, cx) else {
+        let Some(Lookup {
+            key,
+            alternatives,
+            also,
+        }) = self.lookup(node, cx)
+        else {
             return;
         };
-        let found = alternatives
-            .iter()
-            .find_map(|&d| match self.slot(version, d) {
-                Slot::Undefined => None,
-                slot => Some((d, slot)),
-            });
-        let Some((definition, slot)) = found else {
+        let Some((definition, slot)) = self.first_defined(version, alternatives) else {
             let names: Vec<&str> = alternatives
                 .iter()
                 .map(|&d| self.names[d].as_str())
@@ -354,16 +392,33 @@ impl Check for ProtocolSchema {
             );
             return;
         };
-        let Slot::Ready(validator) = slot else {
-            return;
+        let mut checked = vec![definition];
+        let mut reported: HashSet<(String, String)> = HashSet::new();
+        let mut validate = |definition: usize, slot: &Slot, out: &mut Vec<Finding>| {
+            let Slot::Ready(validator) = slot else {
+                return;
+            };
+            for error in failures(validator, node.value) {
+                let at = format!("{}{}", node.pointer, error.instance_path());
+                let text = shorten(&error.to_string());
+                if reported.insert((at.clone(), text.clone())) {
+                    out.push(
+                        Finding::new(at)
+                            .with("error", text)
+                            .with("definition", self.names[definition].clone()),
+                    );
+                }
+            }
         };
-        for error in failures(validator, node.value) {
-            let suffix = error.instance_path().to_string();
-            out.push(
-                Finding::new(format!("{}{}", node.pointer, suffix))
-                    .with("error", shorten(&error.to_string()))
-                    .with("definition", self.names[definition].clone()),
-            );
+        validate(definition, slot, out);
+        for alternatives in also {
+            let Some((extra, slot)) = self.first_defined(version, alternatives) else {
+                continue;
+            };
+            if !checked.contains(&extra) {
+                checked.push(extra);
+                validate(extra, slot, out);
+            }
         }
     }
 }
