@@ -196,12 +196,12 @@ impl Engine {
 
     /// Validates raw bytes in `format`.
     pub fn validate_bytes(&self, bytes: &[u8], format: Format) -> Report {
-        self.report(Document::parse(bytes, format, &self.limits))
+        self.report(Document::parse(bytes, format, &self.limits), format)
     }
 
     /// Validates text in `format`.
     pub fn validate_str(&self, text: &str, format: Format) -> Report {
-        self.report(Document::parse_str(text, format, &self.limits))
+        self.report(Document::parse_str(text, format, &self.limits), format)
     }
 
     /// Reads and validates a file; its format follows its extension.
@@ -258,7 +258,7 @@ impl Engine {
         crate::traffic::annotate(doc, traffic, self.traffic_version.as_deref());
     }
 
-    fn report(&self, loaded: Result<Document<'_>, LoadError>) -> Report {
+    fn report(&self, loaded: Result<Document<'_>, LoadError>, format: Format) -> Report {
         match loaded {
             Ok(mut doc) => {
                 if doc.format() == Format::Capture {
@@ -267,7 +267,12 @@ impl Engine {
                 self.validate_annotated(&doc)
             }
             Err(e) => Report {
-                diagnostics: eval::load_error_diagnostics(self.catalogue(), &e, &self.selection),
+                diagnostics: eval::load_error_diagnostics(
+                    self.catalogue(),
+                    &e,
+                    format,
+                    &self.selection,
+                ),
                 load_error: Some(LoadFailure {
                     code: e.kind.code(),
                     message: e.kind.to_string(),

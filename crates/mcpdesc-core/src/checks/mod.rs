@@ -67,8 +67,13 @@ pub trait Check: Send + Sync + fmt::Debug {
         false
     }
 
-    /// For checks about the raw source: the finding for a document that failed to load.
-    fn on_load_error(&self, _error: &LoadErrorKind) -> Option<Finding> {
+    /// For checks about the raw source: the finding for a document that failed to load, read
+    /// as `format` (`None` for a limit the evaluation met, whatever the format).
+    fn on_load_error(
+        &self,
+        _error: &LoadErrorKind,
+        _format: Option<crate::document::Format>,
+    ) -> Option<Finding> {
         None
     }
 }

@@ -308,7 +308,7 @@ fn limit_rule<'c>(
     cat.rules.iter().find_map(|r| {
         r.checks
             .iter()
-            .any(|c| c.check.on_load_error(&kind).is_some())
+            .any(|c| c.check.on_load_error(&kind, None).is_some())
             .then(|| (&**r, Severity::Error.max(cap(r, r.severity))))
     })
 }
@@ -497,12 +497,13 @@ pub(crate) fn sort(diags: &mut [Diagnostic]) {
 pub(crate) fn load_error_diagnostics(
     cat: &Catalogue,
     error: &LoadError,
+    format: crate::document::Format,
     sel: &Selection,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for rule in cat.rules.iter().filter(|r| sel.includes(r.id())) {
         for c in rule.checks.iter() {
-            if let Some(f) = c.check.on_load_error(&error.kind) {
+            if let Some(f) = c.check.on_load_error(&error.kind, Some(format)) {
                 let template = c.message.as_ref().unwrap_or(&rule.message);
                 let message = template.render(|name| f.param(name).map(str::to_owned));
                 out.push(Diagnostic {
@@ -549,9 +550,10 @@ mod tests {
                 .collect();
             files.sort();
             for path in files {
-                let text = std::fs::read_to_string(&path).expect("fixture");
+                // Bytes: some fixtures are not valid UTF-8 on purpose.
+                let bytes = std::fs::read(&path).expect("fixture");
                 let format = Format::from_path(&path.to_string_lossy());
-                let Ok(doc) = Document::parse_str(&text, format, &Limits::default()) else {
+                let Ok(doc) = Document::parse(&bytes, format, &Limits::default()) else {
                     continue;
                 };
                 for limits in [&Limits::default(), &tight] {
