@@ -201,3 +201,29 @@ fn message_placeholders_are_checked() {
         "{found:?}"
     );
 }
+
+/// A problem of a whole directory names the directory and no position: there is no line in
+/// it to point at.
+#[test]
+fn a_directory_problem_names_the_directory() {
+    let empty = tempfile::tempdir().unwrap();
+    let shown = empty.path().display().to_string();
+    let problems: Vec<String> = match RuleSet::from_dir(empty.path()).and_then(|s| s.compile()) {
+        Ok(_) => panic!("an empty directory has no catalogue"),
+        Err(e) => e.problems.iter().map(|p| p.to_string()).collect(),
+    };
+    assert_eq!(
+        problems,
+        [format!("{shown}: no rule file defines the `catalogue`")]
+    );
+    let missing = empty.path().join("missing");
+    let problems: Vec<String> = match RuleSet::from_dir(&missing) {
+        Ok(_) => panic!("a missing directory cannot be read"),
+        Err(e) => e.problems.iter().map(|p| p.to_string()).collect(),
+    };
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with(&format!("{}: cannot read", missing.display())),
+        "{problems:?}"
+    );
+}

@@ -19,8 +19,10 @@ pub type Text = std::borrow::Cow<'static, str>;
 /// One problem in a rule file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleProblem {
-    /// Path relative to the rules directory.
+    /// Path relative to the rules directory, or the directory itself for a problem of the
+    /// whole directory.
     pub file: String,
+    /// 1-based; 0 (with `column`) for a problem of the whole file or directory.
     pub line: u32,
     pub column: u32,
     pub message: String,
@@ -28,11 +30,15 @@ pub struct RuleProblem {
 
 impl fmt::Display for RuleProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file, self.line, self.column, self.message
-        )
+        match (self.file.is_empty(), self.line) {
+            (true, _) => f.write_str(&self.message),
+            (false, 0) => write!(f, "{}: {}", self.file, self.message),
+            (false, _) => write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            ),
+        }
     }
 }
 
@@ -293,7 +299,6 @@ fn releases_of(root: &Root, several: bool, problems: &mut Problems) -> Vec<Relea
         let label = root
             .dir
             .as_ref()
-            .filter(|_| several)
             .map_or(String::new(), |d| d.display().to_string());
         problems.push_at(&label, 0, 0, "no rule file defines the `catalogue`");
         return Vec::new();
