@@ -62,7 +62,10 @@ pub(super) fn parse_tree<'t>(text: &'t str, limits: &Limits) -> Result<Tree<'t>,
         b: Builder::new(text, text.len() / 10),
         nodes: 0,
     };
-    let whole = if text.trim_start().starts_with('[') {
+    // A capture that is one JSON value is the array form, or one message (pretty-printed,
+    // perhaps): neither is framed line by line. Newline-delimited text fails this read at its
+    // second message.
+    let whole = if text.trim_start().starts_with(['[', '{']) {
         r.read(0, text)
     } else {
         None
@@ -85,6 +88,13 @@ pub(super) fn parse_tree<'t>(text: &'t str, limits: &Limits) -> Result<Tree<'t>,
                 };
                 r.message(Some((read.node, None)), read.nodes, line, start, None)?;
             }
+        }
+        (Some(w), None) if r.b.object_members(w.node).is_some() => {
+            let start = line_start(text, r.b.pos_of(w.node));
+            let line = Cursor::new()
+                .position(&LineIndex::new(Breaks::Newline), text, start)
+                .line;
+            r.record(w, line, start)?;
         }
         _ => r.lines()?,
     }

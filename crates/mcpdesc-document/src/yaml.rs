@@ -945,11 +945,12 @@ mod agreement_tests {
         yaml_files(&root.join("spec-fixtures"), &mut files);
         yaml_files(&corpus_dir(), &mut files);
         files.sort();
+        // A fixture that is not UTF-8 on purpose has no text to compare.
         let mut docs: Vec<(String, String)> = files
             .iter()
-            .map(|p| {
-                let text = std::fs::read_to_string(p).expect("readable fixture");
-                (p.display().to_string(), text)
+            .filter_map(|p| {
+                let text = std::fs::read_to_string(p).ok()?;
+                Some((p.display().to_string(), text))
             })
             .collect();
         for (i, doc) in TRICKY.iter().enumerate() {

@@ -444,6 +444,24 @@ mod tests {
         assert_eq!(m[1]["line"], 2);
         let one = annotated("{\"jsonrpc\":\"2.0\",\"method\":\"n\"}");
         assert_eq!(one["messages"][0]["kind"], "notification");
+        // One message over several lines is that form too, not a line broken by its framing,
+        // and it may be a record with a direction.
+        let pretty = annotated("\n{\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"n\"\n}\n");
+        let m = pretty["messages"].as_array().unwrap();
+        assert_eq!(m.len(), 1, "{pretty}");
+        assert_eq!(m[0]["kind"], "notification");
+        assert_eq!(m[0]["line"], 2);
+        let record =
+            annotated("{\"dir\": \"c2s\",\n \"msg\": {\"jsonrpc\": \"2.0\", \"method\": \"n\"}}");
+        let m = record["messages"].as_array().unwrap();
+        assert_eq!(m.len(), 1, "{record}");
+        assert_eq!(m[0]["dir"], "c2s");
+        assert_eq!(m[0]["msg"]["method"], "n");
+        // Two messages, one of them broken over lines, are newline-delimited text.
+        let two = annotated(
+            "{\"jsonrpc\":\"2.0\",\n\"method\":\"n\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n",
+        );
+        assert_eq!(two["messages"][0]["framing"], "embedded-newline");
     }
 
     #[test]
