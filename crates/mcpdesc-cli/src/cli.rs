@@ -89,8 +89,9 @@ pub fn engine(
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// Documents to validate: files, directories (every `*.json`, `*.yaml`, `*.yml` below,
-    /// honouring `.gitignore`), glob patterns, or `-` for standard input.
+    /// Documents to validate: files, directories (every `*.json`, `*.yaml`, `*.yml` and
+    /// capture `*.ndjson`, `*.jsonl` below, honouring `.gitignore`), glob patterns, or `-` for
+    /// standard input.
     #[arg(required = true, value_name = "PATH")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]

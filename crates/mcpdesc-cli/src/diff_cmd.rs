@@ -38,7 +38,8 @@ pub struct DiffArgs {
     /// version [default: their default release].
     #[arg(long, value_name = "VERSION")]
     pub spec_version: Option<String>,
-    /// Documents or directories (walked for `*.json`, `*.yaml`, `*.yml`; sidecars skipped).
+    /// Documents or directories (walked for `*.json`, `*.yaml`, `*.yml`, `*.ndjson`, `*.jsonl`;
+    /// sidecars skipped).
     #[arg(required = true, value_name = "CORPUS")]
     pub corpus: Vec<PathBuf>,
     /// Let a CORPUS directory that holds no document pass instead of failing the run (exit 2).

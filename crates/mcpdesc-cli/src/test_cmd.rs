@@ -16,7 +16,8 @@ use crate::render::safe::{escape, escape_multiline, to_json_pretty};
 
 #[derive(Debug, clap::Args)]
 pub struct TestArgs {
-    /// Fixture files or directories (walked for `*.json`, `*.yaml`, `*.yml`) [default: the
+    /// Fixture files or directories (walked for `*.json`, `*.yaml`, `*.yml`, `*.ndjson`,
+    /// `*.jsonl`) [default: the
     /// fixture directory of every loaded release, or of the `--spec-version` one]. Each
     /// document is judged by the release it declares.
     #[arg(value_name = "CORPUS")]

@@ -205,6 +205,17 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
             .map_err(anyhow::Error::msg)?;
     let engine = engine.with_selection(selection.clone());
     let cat = engine.catalogue();
+    for pattern in selection.unmatched(cat) {
+        // Rules the command line reports itself are selected by the same patterns.
+        if !crate::suppress::cli_rules()
+            .any(|r| r.id.starts_with(pattern.trim_end_matches('*')) && !pattern.is_empty())
+        {
+            eprintln!(
+                "warning: `{}` (select or ignore) matches no rule of the catalogue",
+                render::safe::escape(pattern)
+            );
+        }
+    }
 
     if o.write_baseline && s.baseline.is_none() {
         bail!("--write-baseline needs --baseline FILE (or `baseline` in mcpdesc.toml)");

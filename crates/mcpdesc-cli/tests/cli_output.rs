@@ -617,3 +617,23 @@ fn completions_for_each_shell() {
         assert!(run.stdout.contains("write-baseline"), "{shell}");
     }
 }
+
+/// A `--select` or `--ignore` pattern that names no rule is a warning: a typo would otherwise
+/// run no rule at all, or silence nothing, without a word.
+#[test]
+fn a_pattern_naming_no_rule_is_a_warning() {
+    let run = validate(&[
+        "--select",
+        "nosuch.rule",
+        "--ignore",
+        "mcpdesc.info",
+        SET[1],
+    ]);
+    assert!(
+        run.stderr
+            .contains("warning: `nosuch.rule` (select or ignore) matches no rule"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("`mcpdesc.info`"), "{}", run.stderr);
+}

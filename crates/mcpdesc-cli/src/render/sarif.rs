@@ -181,6 +181,8 @@ pub fn sarif(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<String> 
                 "executionSuccessful": !io_failed,
                 "toolExecutionNotifications": notifications,
             }],
+            // Columns count characters (Unicode code points), not UTF-16 units.
+            "columnKind": "unicodeCodePoints",
             "artifacts": artifacts,
             "results": out,
             "properties": {"profile": ctx.profile()},

@@ -83,6 +83,17 @@ impl Selection {
         })
     }
 
+    /// The `select` and `ignore` patterns that name no rule id of `cat`: a typo there would
+    /// otherwise silently select nothing, or ignore nothing.
+    pub fn unmatched<'s>(&'s self, cat: &Catalogue) -> Vec<&'s str> {
+        self.select
+            .iter()
+            .chain(&self.ignore)
+            .filter(|p| !cat.rules.iter().any(|r| matches_pattern(r.id(), p)))
+            .map(String::as_str)
+            .collect()
+    }
+
     pub fn includes(&self, id: &str) -> bool {
         (self.select.is_empty() || self.select.iter().any(|p| matches_pattern(id, p)))
             && !self.ignore.iter().any(|p| matches_pattern(id, p))
