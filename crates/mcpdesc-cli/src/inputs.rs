@@ -311,8 +311,16 @@ pub fn expand(
     if stdin_filename.is_some() && !stdin {
         bail!("--stdin-filename needs `-` among the inputs");
     }
+    // The same file named two ways (`a.json`, `./a.json`, an absolute path) is one document.
     let mut seen = std::collections::HashSet::new();
-    out.inputs.retain(|i| seen.insert(i.display.clone()));
+    out.inputs.retain(|i| {
+        let key = match &i.source {
+            Source::File(path) => std::fs::canonicalize(path)
+                .map_or_else(|_| i.display.clone(), |p| p.display().to_string()),
+            _ => i.display.clone(),
+        };
+        seen.insert(key)
+    });
     let mut seen = std::collections::HashSet::new();
     out.empty.retain(|e| seen.insert(e.arg.clone()));
     Ok(out)
@@ -357,8 +365,18 @@ impl Glob {
 
 #[cfg(test)]
 mod tests {
-    use super::is_document;
+    use super::{expand, is_document};
     use std::path::Path;
+
+    #[test]
+    fn a_file_named_two_ways_is_one_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.json");
+        std::fs::write(&file, "{}").unwrap();
+        let other = dir.path().join(".").join("a.json");
+        let out = expand(&[file.clone(), other, dir.path().to_path_buf()], None, &[]).unwrap();
+        assert_eq!(out.inputs.len(), 1, "{:?}", out.inputs);
+    }
 
     #[test]
     fn documents_by_extension_without_sidecars() {
