@@ -85,7 +85,12 @@ describe('spec fixtures as text, bytes and decoded values', () => {
     test(name, () => {
       const fromFile = engine.validateFile(fixture);
       const bytes = readFileSync(fixture);
-      assert.deepEqual(validate(bytes.toString('utf8'), { path: fixture }), fromFile);
+      // A fixture that is not UTF-8 on purpose has no text form: decoding would replace
+      // the very bytes it is about.
+      const text = bytes.toString('utf8');
+      if (Buffer.from(text, 'utf8').equals(bytes)) {
+        assert.deepEqual(validate(text, { path: fixture }), fromFile);
+      }
       assert.deepEqual(validate(bytes, { path: fixture }), fromFile);
       if (fixture.endsWith('.json') && fromFile.loadError === null) {
         let decoded;
