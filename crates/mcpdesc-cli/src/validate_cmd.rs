@@ -205,16 +205,13 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
             .map_err(anyhow::Error::msg)?;
     let engine = engine.with_selection(selection.clone());
     let cat = engine.catalogue();
-    for pattern in selection.unmatched(cat) {
-        // Rules the command line reports itself are selected by the same patterns.
-        if !crate::suppress::cli_rules()
-            .any(|r| r.id.starts_with(pattern.trim_end_matches('*')) && !pattern.is_empty())
-        {
-            eprintln!(
-                "warning: `{}` (select or ignore) matches no rule of the catalogue",
-                render::safe::escape(pattern)
-            );
-        }
+    // Rules the command line reports itself are selected by the same patterns.
+    let cli_ids: Vec<&str> = crate::suppress::cli_rules().map(|r| r.id).collect();
+    for pattern in selection.unmatched(cat, &cli_ids) {
+        eprintln!(
+            "warning: `{}` (select or ignore) matches no rule of the catalogue",
+            render::safe::escape(pattern)
+        );
     }
 
     if o.write_baseline && s.baseline.is_none() {

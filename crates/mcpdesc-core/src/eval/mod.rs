@@ -83,13 +83,17 @@ impl Selection {
         })
     }
 
-    /// The `select` and `ignore` patterns that name no rule id of `cat`: a typo there would
-    /// otherwise silently select nothing, or ignore nothing.
-    pub fn unmatched<'s>(&'s self, cat: &Catalogue) -> Vec<&'s str> {
+    /// The `select` and `ignore` patterns that name no rule id of `cat` nor any of `others`
+    /// (rules an embedder reports itself): a typo there would otherwise silently select
+    /// nothing, or ignore nothing.
+    pub fn unmatched<'s>(&'s self, cat: &Catalogue, others: &[&str]) -> Vec<&'s str> {
         self.select
             .iter()
             .chain(&self.ignore)
-            .filter(|p| !cat.rules.iter().any(|r| matches_pattern(r.id(), p)))
+            .filter(|p| {
+                !cat.rules.iter().any(|r| matches_pattern(r.id(), p))
+                    && !others.iter().any(|id| matches_pattern(id, p))
+            })
             .map(String::as_str)
             .collect()
     }
