@@ -98,7 +98,7 @@ pub fn filtered<'a>(cat: &'a Catalogue, filter: &RuleFilter) -> Result<Vec<&'a R
         .filter(|r| {
             filter.protocol_version.as_ref().is_none_or(|v| {
                 matches!(
-                    r.def.applicability.get(v),
+                    r.applicability.get(v),
                     Some(Applicability::Applies | Applicability::Warns)
                 )
             })

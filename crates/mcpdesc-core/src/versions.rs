@@ -95,9 +95,27 @@ impl FromIterator<Version> for VersionSet {
 }
 
 /// The ordered list of protocol version names a catalogue declares.
+///
+/// A release that extends another may add versions after its base's, each declared to
+/// behave like one of the base's ("its model"). Everything a rule says in terms of the
+/// base's versions (a range, a list, an applicability table) then holds for the added
+/// version as it holds for its model, unless the rule names the added version itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VersionList {
     names: Vec<String>,
+    /// Index of each version's model: itself for a version of the first catalogue.
+    models: Vec<u8>,
+}
+
+/// Why a version cannot be added to a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AddVersionError {
+    /// The list already has a version of that name.
+    Duplicate,
+    /// The model names no version of the list.
+    UnknownModel,
+    /// The list would be longer than [`MAX_VERSIONS`].
+    TooMany,
 }
 
 impl VersionList {
@@ -107,7 +125,23 @@ impl VersionList {
         if names.is_empty() || names.len() > MAX_VERSIONS || !names.iter().all(|n| seen.insert(n)) {
             return None;
         }
-        Some(VersionList { names })
+        let models = (0..names.len() as u8).collect();
+        Some(VersionList { names, models })
+    }
+
+    /// Appends `name`, behaving like the version named `like` (itself resolved to its own
+    /// model, so every added version's model is a version of the first catalogue).
+    pub fn add(&mut self, name: &str, like: &str) -> Result<Version, AddVersionError> {
+        if self.parse(name).is_some() {
+            return Err(AddVersionError::Duplicate);
+        }
+        let model = self.parse(like).ok_or(AddVersionError::UnknownModel)?;
+        if self.names.len() >= MAX_VERSIONS {
+            return Err(AddVersionError::TooMany);
+        }
+        self.names.push(name.to_owned());
+        self.models.push(self.models[model.index()]);
+        Ok(Version(self.names.len() as u8 - 1))
     }
 
     pub fn parse(&self, name: &str) -> Option<Version> {
@@ -119,6 +153,24 @@ impl VersionList {
 
     pub fn name(&self, v: Version) -> &str {
         &self.names[v.index()]
+    }
+
+    /// The version `v` behaves like: itself, unless a release added it.
+    pub fn model(&self, v: Version) -> Version {
+        Version(self.models[v.index()])
+    }
+
+    /// Whether a release that extends another added `v`.
+    pub fn is_added(&self, v: Version) -> bool {
+        self.model(v) != v
+    }
+
+    /// The versions some release added.
+    pub fn added(&self) -> VersionSet {
+        self.iter()
+            .map(|(v, _)| v)
+            .filter(|v| self.is_added(*v))
+            .collect()
     }
 
     pub fn all(&self) -> VersionSet {
@@ -145,9 +197,58 @@ impl VersionList {
         set.iter().map(|v| self.name(v).to_owned()).collect()
     }
 
+    /// How `v` stands to the named version `to`: an added version compares as its model,
+    /// unless `to` is itself an added version (a rule that names it means it).
+    fn position_to(&self, v: Version, to: Version) -> std::cmp::Ordering {
+        if self.is_added(to) {
+            v.cmp(&to)
+        } else {
+            self.model(v).cmp(&to)
+        }
+    }
+
     /// Versions from `from` on (inclusive).
     pub fn since(&self, from: Version) -> VersionSet {
-        self.all().difference(VersionSet::first_n(from.index()))
+        self.iter()
+            .map(|(v, _)| v)
+            .filter(|v| self.position_to(*v, from).is_ge())
+            .collect()
+    }
+
+    /// Versions up to `to` (inclusive).
+    pub fn until(&self, to: Version) -> VersionSet {
+        self.iter()
+            .map(|(v, _)| v)
+            .filter(|v| self.position_to(*v, to).is_le())
+            .collect()
+    }
+
+    /// The versions a list names: those named, and every added version whose model is
+    /// named, unless the list names an added version itself (it then says exactly which).
+    pub fn listed(&self, named: VersionSet) -> VersionSet {
+        if !named.intersection(self.added()).is_empty() {
+            return named;
+        }
+        self.extend(named)
+    }
+
+    /// `set`, said in terms of the first catalogue's versions, with every added version
+    /// whose model is in it.
+    pub fn extend(&self, set: VersionSet) -> VersionSet {
+        self.iter()
+            .map(|(v, _)| v)
+            .filter(|v| set.contains(*v) || (self.is_added(*v) && set.contains(self.model(*v))))
+            .collect()
+    }
+
+    /// The versions from `from` on, for text: `2026-07-28`, or `2026-07-28 to 2026-12-15`.
+    pub fn describe_since(&self, from: Version) -> String {
+        let names = self.names(self.since(from));
+        match names.as_slice() {
+            [] => self.name(from).to_owned(),
+            [one] => one.clone(),
+            [a, .., z] => format!("{a} to {z}"),
+        }
     }
 }
 
@@ -163,5 +264,34 @@ mod tests {
         assert!(list.since(b).is_subset(list.all()));
         assert_eq!(list.names(list.since(b)), vec!["b", "c"]);
         assert!(VersionList::new(vec!["a".into(), "a".into()]).is_none());
+    }
+
+    #[test]
+    fn an_added_version_behaves_like_its_model_unless_named() {
+        let mut list = VersionList::new(vec!["a".into(), "b".into(), "c".into()]).unwrap();
+        let d = list.add("d", "c").unwrap();
+        let e = list.add("e", "b").unwrap();
+        assert_eq!(list.add("d", "a"), Err(AddVersionError::Duplicate));
+        assert_eq!(list.add("x", "nope"), Err(AddVersionError::UnknownModel));
+        let [a, b, c] = ["a", "b", "c"].map(|n| list.parse(n).unwrap());
+        assert_eq!(list.model(d), c);
+        assert_eq!(list.model(e), b);
+        assert_eq!(list.names(list.since(c)), vec!["c", "d"]);
+        assert_eq!(list.names(list.until(c)), vec!["a", "b", "c", "d", "e"]);
+        assert_eq!(list.names(list.until(b)), vec!["a", "b", "e"]);
+        assert_eq!(
+            list.names(list.since(d)),
+            vec!["d", "e"],
+            "named: by position"
+        );
+        assert_eq!(
+            list.names(list.listed(VersionSet::single(c))),
+            vec!["c", "d"]
+        );
+        let named: VersionSet = [c, e].into_iter().collect();
+        assert_eq!(list.names(list.listed(named)), vec!["c", "e"]);
+        assert_eq!(list.names(list.extend(VersionSet::single(a))), vec!["a"]);
+        assert_eq!(list.describe_since(c), "c to d");
+        assert_eq!(list.describe_since(a), "a to e");
     }
 }

@@ -245,7 +245,7 @@ applicability:
             "changes.yaml:4:11: cannot replace rule `mcpdesc.nothing.here`: release 0.8.0 has no such rule",
             "changes.yaml:23:9: cannot retire rule `mcpdesc.tags.no-such-rule`: release 0.8.0 has no such rule",
             "changes.yaml:26:13: say why in `reason`",
-            "changes.yaml:30:20: the applicability table does not name 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28",
+            "changes.yaml:30:20: the applicability table does not name 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28; name them, or give a `default` or a `since`/`until` range",
             "changes.yaml:30:54: unknown protocol version `2099-01-01`; the catalogue has 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28",
             "changes.yaml:31:9: rule `mcpdesc.info.closed` is already changed by this release at changes.yaml:25:9",
         ]

@@ -76,7 +76,7 @@ fn registry_is_well_formed() {
             rule.id()
         );
         assert_eq!(
-            d.applicability.len(),
+            rule.applicability.len(),
             cat.versions.len(),
             "{}: applicability table",
             rule.id()

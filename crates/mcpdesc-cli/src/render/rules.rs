@@ -35,6 +35,8 @@ pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> 
                 .map(|r| {
                     let mut v = serde_json::to_value(&r.def)?;
                     if let Some(obj) = v.as_object_mut() {
+                        // Resolved for every version, whichever short form the file uses.
+                        obj.insert("applicability".into(), json!(r.applicability));
                         obj.insert("severity".into(), json!(r.severity));
                         obj.insert(
                             "source".into(),
@@ -208,7 +210,7 @@ pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
     let _ = writeln!(o, "  {:<width$}  applicability", "version");
     let _ = writeln!(o, "  {:-<width$}  {:-<14}", "", "");
     for (_, name) in cat.versions.iter() {
-        let a = d.applicability.get(name).copied();
+        let a = rule.applicability.get(name).copied();
         let text = match a {
             Some(Applicability::Applies) => "applies",
             Some(Applicability::Warns) => "warns (findings are warnings)",

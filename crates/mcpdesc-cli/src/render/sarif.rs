@@ -60,7 +60,7 @@ fn descriptor(cat: &Catalogue, rule: &Rule, ctx: &RenderContext<'_>) -> Value {
             "level": d.level.as_str(),
             "status": d.status.as_str(),
             "enforcement": d.enforcement.as_str(),
-            "applicability": d.applicability.iter()
+            "applicability": rule.applicability.iter()
                 .map(|(k, a)| (k.clone(), json!(a.as_str())))
                 .collect::<Map<_, _>>(),
             "tags": [d.owner.as_str(), d.kind.as_str()],

@@ -31,9 +31,12 @@ use crate::relpath::RelPath;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
-    /// The protocol schema of each version (a JSON file of the rules directory); versions
-    /// without one are not checked.
-    schema_files: BTreeMap<String, String>,
+    /// The protocol schema of each version: a file-name pattern in which `{version}` is
+    /// replaced by each protocol version (every version then needs its file, those a release
+    /// adds included), or a map from version to file, in which versions left out are not
+    /// checked (but a version that a release adds must be named). Files are JSON files of
+    /// the rules directory.
+    schema_files: SchemaFiles,
     /// The parts of the lookup key, joined by single spaces: a relative path whose string
     /// value is the part, or `{path, as}` whose part is `as` when `path` selects anything.
     /// Parts whose path selects nothing are left out.
@@ -46,6 +49,13 @@ struct Options {
     /// location with the same text is reported once; a definition the version lacks is skipped.
     #[serde(default)]
     also: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum SchemaFiles {
+    Pattern(String),
+    ByVersion(BTreeMap<String, String>),
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -104,21 +114,67 @@ struct SchemaFile {
 fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>, OptionError> {
     let o = options::<Options>(m)?;
     let mut files: Vec<Option<SchemaFile>> = (0..cx.versions.len()).map(|_| None).collect();
-    for (version, file) in &o.schema_files {
-        let at = format!("/schema-files/{version}");
-        let v = cx
-            .versions
-            .parse(version)
-            .ok_or_else(|| OptionError::at(&at, format!("unknown protocol version `{version}`")))?;
-        let text = cx.files.get(file).ok_or_else(|| {
-            OptionError::at(
-                &at,
-                format!("no schema file `{file}` in the rules directory"),
-            )
+    let named: Vec<(crate::versions::Version, String, String)> = match &o.schema_files {
+        SchemaFiles::Pattern(pattern) => {
+            if !pattern.contains("{version}") {
+                return Err(OptionError::at(
+                    "/schema-files",
+                    "a file-name pattern names each version's file with `{version}`",
+                ));
+            }
+            cx.versions
+                .iter()
+                .map(|(v, name)| (v, pattern.replace("{version}", name), String::new()))
+                .collect()
+        }
+        SchemaFiles::ByVersion(map) => {
+            let mut named = Vec::new();
+            for (version, file) in map {
+                let at = format!("/schema-files/{version}");
+                let v = cx.versions.parse(version).ok_or_else(|| {
+                    OptionError::at(&at, format!("unknown protocol version `{version}`"))
+                })?;
+                named.push((v, file.clone(), at));
+            }
+            // A version a release added has no file by default: its model's schema is not
+            // its schema, and skipping it would pass every message unchecked.
+            if let Some((_, missing)) = cx
+                .versions
+                .iter()
+                .find(|(v, _)| cx.versions.is_added(*v) && !named.iter().any(|n| n.0 == *v))
+            {
+                return Err(OptionError::at(
+                    "/schema-files",
+                    format!(
+                        "names no schema file for protocol version `{missing}`, which a release adds; \
+                         give `schema-files` as a pattern with `{{version}}` and add the version's file, or name it here"
+                    ),
+                ));
+            }
+            named
+        }
+    };
+    for (v, file, at) in named {
+        let at = if at.is_empty() {
+            "/schema-files".to_owned()
+        } else {
+            at
+        };
+        let text = cx.files.get(&file).ok_or_else(|| {
+            let version = cx.versions.name(v);
+            let why = if cx.versions.is_added(v) {
+                format!(
+                    "no schema file `{file}` for protocol version `{version}`, which a release adds; \
+                     put the version's protocol schema there, in the release's directory"
+                )
+            } else {
+                format!("no schema file `{file}` in the rules directory")
+            };
+            OptionError::at(&at, why)
         })?;
         files[v.index()] = Some(SchemaFile {
             text: text.clone(),
-            parsed: cx.parsed.cell(file),
+            parsed: cx.parsed.cell(&file),
         });
     }
     let key = o

@@ -53,9 +53,7 @@ fn compile(
         allowed = allowed.intersection(cx.versions.since(s));
     }
     if let Some(u) = until {
-        allowed = allowed
-            .difference(cx.versions.since(u))
-            .union(VersionSet::single(u));
+        allowed = allowed.intersection(cx.versions.until(u));
     }
     let first = cx
         .versions

@@ -217,7 +217,7 @@ pub fn compare_catalogues(old: &Catalogue, new: &Catalogue) -> CatalogueChanges 
                 fields,
             });
         } else if !recorded.is_empty() {
-            let table = applicability_table(old, new, &o.def.applicability, &r.def.applicability);
+            let table = applicability_table(old, new, &o.applicability, &r.applicability);
             // The history records only a new table; anything else that differs is an
             // unrecorded change.
             let rest: Vec<FieldChange> = fields
@@ -275,7 +275,15 @@ pub fn compare_catalogues(old: &Catalogue, new: &Catalogue) -> CatalogueChanges 
 /// The field-by-field differences of two definitions of a rule, and of their effective
 /// severity.
 fn rule_fields(o: &Rule, r: &Rule) -> Vec<FieldChange> {
-    let mut fields = diff_values(&to_value(&o.def), &to_value(&r.def));
+    // The tables as resolved: a table written in another form but saying the same is no change.
+    let value = |r: &Rule| {
+        let mut v = to_value(&r.def);
+        if let Some(map) = v.as_object_mut() {
+            map.insert("applicability".into(), to_value(&r.applicability));
+        }
+        v
+    };
+    let mut fields = diff_values(&value(o), &value(r));
     if o.severity != r.severity {
         fields.push(FieldChange {
             field: "effective severity".into(),

@@ -636,11 +636,11 @@ impl<'a> Ctx<'a> {
             .versions
             .iter()
             .map(|v| {
-                let cell = rule.def.applicability.get(*v).map_or("—", |a| a.as_str());
+                let cell = rule.applicability.get(*v).map_or("—", |a| a.as_str());
                 ((*v).to_owned(), cell.to_owned())
             })
             .collect();
-        for (v, a) in &rule.def.applicability {
+        for (v, a) in &rule.applicability {
             if !self.versions.contains(&v.as_str()) {
                 columns.push((v.clone(), a.as_str().to_owned()));
             }
@@ -872,7 +872,7 @@ impl<'a> Ctx<'a> {
                 cells.push(r.severity.as_str().to_owned());
                 for v in &self.versions {
                     cells.push(
-                        match d.applicability.get(*v) {
+                        match r.applicability.get(*v) {
                             Some(Applicability::Applies) => "✓",
                             Some(Applicability::Warns) => "⚠",
                             Some(Applicability::NotApplicable) | None => "—",

@@ -84,14 +84,14 @@ pub fn check(cat: &Catalogue, fixtures: Option<&Path>) -> Vec<RegistryCheck> {
             fail(&mut examples, "has no invalid example".into());
         }
         for (_, name) in cat.versions.iter() {
-            if !d.applicability.contains_key(name) {
+            if !rule.applicability.contains_key(name) {
                 fail(
                     &mut applicability,
                     format!("the applicability table does not name protocol version {name}"),
                 );
             }
         }
-        for name in d.applicability.keys() {
+        for name in rule.applicability.keys() {
             if cat.versions.parse(name).is_none() {
                 fail(
                     &mut applicability,

@@ -143,7 +143,7 @@ impl Condition {
                 for n in names {
                     listed.insert(parse(n, "in")?);
                 }
-                set = set.intersection(listed);
+                set = set.intersection(versions.listed(listed));
             }
             return Ok(Condition::Version(set));
         }

@@ -1,7 +1,7 @@
 //! From parsed rule files to a compiled [`Catalogue`]: every path, regex, schema and template
 //! is compiled here, and every problem is reported with its source position.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use regex::Regex;
@@ -16,7 +16,7 @@ use crate::path::JsonPath;
 use crate::relpath::RelPath;
 use crate::versions::{VersionList, VersionSet};
 
-use super::file::{Applicability, CatalogueDef, Level, RuleDef, Severity};
+use super::file::{Applicability, ApplicabilityDef, CatalogueDef, Level, RuleDef, Severity};
 use super::load::{ParsedFile, Problems};
 use super::releases::{Ancestor, Release, RuleHistory, SpecVersionReq};
 use super::surfaces::{self, SurfaceMap};
@@ -32,6 +32,7 @@ pub(super) const EXTENSION_KEYS: &[&str] = &[
     "replace",
     "retire",
     "applicability",
+    "amend",
 ];
 const TOP_LEVEL: &[&str] = EXTENSION_KEYS.split_at(3).0;
 const CHANGES: &[&str] = EXTENSION_KEYS.split_at(3).1;
@@ -334,6 +335,39 @@ pub(super) fn compile_rules<'f>(
         .collect()
 }
 
+/// A rule compiled again from its definition (for a release that adds protocol versions or
+/// amends it), its problems reported at `ptr` of `file`.
+pub(super) fn recompile<'f>(
+    def: RuleDef,
+    source: RuleSource,
+    file: &'f ParsedFile,
+    ptr: &str,
+    versions: &VersionList,
+    cx: &CompileCx<'_>,
+    surfaces: &SurfaceMap,
+) -> RuleOutcome<'f> {
+    let mut problems = Problems::default();
+    let id = def.id.clone();
+    let mut given = Vec::new();
+    let rule = RuleCompiler {
+        file,
+        ptr,
+        problems: &mut problems,
+        versions,
+        cx,
+        surfaces,
+    }
+    .rule(def, source.clone(), &mut given);
+    RuleOutcome {
+        file,
+        ptr: ptr.to_owned(),
+        identity: Some((id, source)),
+        rule,
+        given,
+        problems,
+    }
+}
+
 /// The entries of `spec-versions` (at `at`/spec-versions), each a version or a range.
 pub(super) fn spec_version_reqs(
     texts: &[String],
@@ -455,7 +489,7 @@ impl RuleCompiler<'_> {
 
     fn rule(
         &mut self,
-        def: RuleDef,
+        mut def: RuleDef,
         source: RuleSource,
         given_paths: &mut Vec<(DocumentKind, String, JsonPath)>,
     ) -> Option<Rule> {
@@ -485,7 +519,8 @@ impl RuleCompiler<'_> {
                 self.problem(&format!("/{}", field.0), format!("`{}` is empty", field.0));
             }
         }
-        let (evaluated, warns) = self.applicability(&def);
+        let written = self.expand_texts(&mut def);
+        let applicability = self.applicability(&def);
         self.given(&def, given_paths);
         let when = def.when.as_ref().and_then(|c| self.condition(c, "/when"));
         let mut checks = Vec::new();
@@ -530,9 +565,11 @@ impl RuleCompiler<'_> {
             });
         Some(Rule {
             def,
+            written,
             severity,
-            evaluated,
-            warns,
+            evaluated: applicability.evaluated,
+            warns: applicability.warns,
+            applicability: applicability.table,
             source,
             // Set when the rule joins its release.
             history: RuleHistory::added_in(&semver::Version::new(0, 0, 0)),
@@ -545,12 +582,58 @@ impl RuleCompiler<'_> {
         })
     }
 
-    fn applicability(&mut self, def: &RuleDef) -> (VersionSet, VersionSet) {
-        let (evaluated, warns, found) = applicability_sets(&def.applicability, self.versions);
+    fn applicability(&mut self, def: &RuleDef) -> ResolvedApplicability {
+        let (resolved, found) = applicability_sets(&def.applicability, self.versions);
         for (rel, message) in found {
             self.problem(&rel, message);
         }
-        (evaluated, warns)
+        resolved
+    }
+
+    /// Replaces the version placeholders of the rule's texts; the rule as written when it
+    /// had any (a release that adds a version expands them again).
+    fn expand_texts(&mut self, def: &mut RuleDef) -> Option<Box<RuleDef>> {
+        let marked = |t: &str| t.contains(SINCE_MARK);
+        let check_message =
+            |m: &Map<String, Value>| m.get("message").and_then(Value::as_str).is_some_and(marked);
+        let any = [&def.title, &def.description, &def.requirement, &def.message]
+            .into_iter()
+            .any(|t| marked(t))
+            || def.help.as_deref().is_some_and(marked)
+            || def.notes.iter().any(|t| marked(t))
+            || def.then.iter().any(check_message);
+        if !any {
+            return None;
+        }
+        let written = Box::new(def.clone());
+        let versions = self.versions;
+        let expand = |at: &str, text: &mut String, problems: &mut Vec<(String, String)>| {
+            match expand_versions(text, versions) {
+                Ok(Some(t)) => *text = t,
+                Ok(None) => {}
+                Err(e) => problems.push((at.to_owned(), e)),
+            }
+        };
+        let mut found = Vec::new();
+        expand("/title", &mut def.title, &mut found);
+        expand("/description", &mut def.description, &mut found);
+        expand("/requirement", &mut def.requirement, &mut found);
+        expand("/message", &mut def.message, &mut found);
+        if let Some(help) = &mut def.help {
+            expand("/help", help, &mut found);
+        }
+        for (i, note) in def.notes.iter_mut().enumerate() {
+            expand(&format!("/notes/{i}"), note, &mut found);
+        }
+        for (i, check) in def.then.iter_mut().enumerate() {
+            if let Some(Value::String(m)) = check.get_mut("message") {
+                expand(&format!("/then/{i}/message"), m, &mut found);
+            }
+        }
+        for (at, message) in found {
+            self.problem(&at, message);
+        }
+        Some(written)
     }
 
     /// Compiles the paths the rule reads into `out`: its `given` and `given-traffic` paths,
@@ -718,51 +801,166 @@ impl RuleCompiler<'_> {
     }
 }
 
-/// The versions an applicability table evaluates and warns in, with its problems as
-/// (pointer relative to the table's owner, message).
+/// What an applicability table resolves to over a version list.
+pub(super) struct ResolvedApplicability {
+    pub evaluated: VersionSet,
+    pub warns: VersionSet,
+    /// Every version's entry, by name.
+    pub table: BTreeMap<String, Applicability>,
+}
+
+/// Resolves an applicability table over `versions` (see [`super::file::ApplicabilityTable`]),
+/// with its problems as (pointer relative to the table's owner, message).
 pub(super) fn applicability_sets(
-    table: &std::collections::BTreeMap<String, Applicability>,
+    def: &ApplicabilityDef,
     versions: &VersionList,
-) -> (VersionSet, VersionSet, Vec<(String, String)>) {
-    let mut evaluated = VersionSet::EMPTY;
-    let mut warns = VersionSet::EMPTY;
+) -> (ResolvedApplicability, Vec<(String, String)>) {
     let mut problems = Vec::new();
-    for (name, a) in table {
-        let Some(v) = versions.parse(name) else {
-            let known: Vec<_> = versions.iter().map(|(_, n)| n).collect();
-            problems.push((
-                format!("/applicability/{}", crate::document::pointer::escape(name)),
-                format!(
-                    "unknown protocol version `{name}`; the catalogue has {}",
-                    known.join(", ")
-                ),
-            ));
+    let mut resolved: Vec<Option<Applicability>> = vec![None; versions.len()];
+    let known = || {
+        versions
+            .iter()
+            .map(|(_, n)| n)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match def {
+        ApplicabilityDef::All(a) => resolved.iter_mut().for_each(|r| *r = Some(*a)),
+        ApplicabilityDef::Table(t) => {
+            for name in t.versions.keys() {
+                if versions.parse(name).is_none() {
+                    problems.push((
+                        format!("/applicability/{}", crate::document::pointer::escape(name)),
+                        format!(
+                            "unknown protocol version `{name}`; the catalogue has {}",
+                            known()
+                        ),
+                    ));
+                }
+            }
+            let mut bound = |name: &Option<String>, member: &str| match name {
+                None => Some(None),
+                Some(n) => match versions.parse(n) {
+                    Some(v) => Some(Some(v)),
+                    None => {
+                        problems.push((
+                            format!("/applicability/{member}"),
+                            format!(
+                                "unknown protocol version `{n}`; the catalogue has {}",
+                                known()
+                            ),
+                        ));
+                        None
+                    }
+                },
+            };
+            let (since, until) = (bound(&t.since, "since"), bound(&t.until, "until"));
+            let range = match (since, until) {
+                (Some(None), Some(None)) => None,
+                (Some(s), Some(u)) => {
+                    let mut set = versions.all();
+                    if let Some(s) = s {
+                        set = set.intersection(versions.since(s));
+                    }
+                    if let Some(u) = u {
+                        set = set.intersection(versions.until(u));
+                    }
+                    Some(set)
+                }
+                _ => Some(VersionSet::EMPTY),
+            };
+            // Versions ascend, and a model comes before the versions added like it.
+            for (v, name) in versions.iter() {
+                resolved[v.index()] = if let Some(a) = t.versions.get(name) {
+                    Some(*a)
+                } else if versions.is_added(v) {
+                    resolved[versions.model(v).index()]
+                } else if let Some(range) = range {
+                    Some(if range.contains(v) {
+                        Applicability::Applies
+                    } else {
+                        t.default.unwrap_or(Applicability::NotApplicable)
+                    })
+                } else {
+                    t.default
+                };
+            }
+        }
+    }
+    let mut out = ResolvedApplicability {
+        evaluated: VersionSet::EMPTY,
+        warns: VersionSet::EMPTY,
+        table: BTreeMap::new(),
+    };
+    let mut missing = Vec::new();
+    for (v, name) in versions.iter() {
+        let Some(a) = resolved[v.index()] else {
+            missing.push(name);
             continue;
         };
         match a {
-            Applicability::Applies => evaluated.insert(v),
+            Applicability::Applies => out.evaluated.insert(v),
             Applicability::Warns => {
-                evaluated.insert(v);
-                warns.insert(v);
+                out.evaluated.insert(v);
+                out.warns.insert(v);
             }
             Applicability::NotApplicable => {}
         }
+        out.table.insert(name.to_owned(), a);
     }
-    let missing: Vec<&str> = versions
-        .iter()
-        .filter(|(_, n)| !table.contains_key(*n))
-        .map(|(_, n)| n)
-        .collect();
     if !missing.is_empty() {
         problems.push((
             "/applicability".to_owned(),
             format!(
-                "the applicability table does not name {}",
+                "the applicability table does not name {}; name them, or give a `default` or a `since`/`until` range",
                 missing.join(", ")
             ),
         ));
     }
-    (evaluated, warns, problems)
+    (out, problems)
+}
+
+/// The marker of a version placeholder in rule texts: `{since:2026-07-28}` reads as the
+/// versions from 2026-07-28 on, so that a text about "the newest revision" stays true when a
+/// release adds one.
+const SINCE_MARK: &str = "{since:";
+
+/// `text` with its version placeholders replaced, or `None` when it has none; an unknown
+/// version is an error.
+pub(super) fn expand_versions(
+    text: &str,
+    versions: &VersionList,
+) -> Result<Option<String>, String> {
+    if !text.contains(SINCE_MARK) {
+        return Ok(None);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(SINCE_MARK) {
+        // `{{since:` is a literal brace in a message template.
+        let escaped = rest[..at].ends_with('{') && rest[..at].matches('{').count() % 2 == 1;
+        let Some(end) = rest[at..].find('}') else {
+            return Err(format!("`{SINCE_MARK}` without its closing `}}`"));
+        };
+        if escaped {
+            out.push_str(&rest[..at + end + 1]);
+            rest = &rest[at + end + 1..];
+            continue;
+        }
+        let name = &rest[at + SINCE_MARK.len()..at + end];
+        let v = versions.parse(name).ok_or_else(|| {
+            let known: Vec<&str> = versions.iter().map(|(_, n)| n).collect();
+            format!(
+                "unknown protocol version `{name}` in `{{since:{name}}}`; the catalogue has {}",
+                known.join(", ")
+            )
+        })?;
+        out.push_str(&rest[..at]);
+        out.push_str(&versions.describe_since(v));
+        rest = &rest[at + end + 1..];
+    }
+    out.push_str(rest);
+    Ok(Some(out))
 }
 
 fn params_of(name: &str) -> impl Iterator<Item = &'static str> {

@@ -6,12 +6,15 @@ use std::sync::Arc;
 
 use crate::checks::{CompileCx, ParsedFiles, Regexes};
 use crate::path::JsonPath;
+use crate::versions::{AddVersionError, VersionList};
 
 use super::compile::{
     applicability_sets, check_top_level, compile, compile_rules, spec_version_reqs, PathTable,
     EXTENSION_KEYS,
 };
-use super::file::{ApplicabilityChange, ReleaseDef, RetireDef};
+use super::file::{
+    AmendDef, ApplicabilityChange, ApplicabilityDef, ReleaseDef, RetireDef, RuleDef,
+};
 use super::load::{ParsedFile, Problems, ReleaseFiles};
 use super::releases::{Ancestor, ChangeKind, Release, RetiredRule, RuleChange, RuleHistory};
 use super::{Catalogue, Rule, RuleSource};
@@ -291,6 +294,10 @@ fn extend(
 
     let mut others = (*base.files).clone();
     others.extend(group.others.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let versions = added_versions(base, &rdef, cat_file, problems);
+    for added in &rdef.add_protocol_versions {
+        def.protocol_versions.push(added.version.clone());
+    }
     let surfaces = JsonPath::with_compile_memo(|| {
         super::surfaces::collect(files, base.surfaces.clone(), problems)
     });
@@ -301,7 +308,7 @@ fn extend(
     let regexes = Regexes::default();
     let parsed = ParsedFiles::default();
     let cx = CompileCx {
-        versions: &base.versions,
+        versions: &versions,
         files: &others,
         regexes: &regexes,
         parsed: &parsed,
@@ -363,8 +370,28 @@ fn extend(
         kind,
         reason,
         source,
+        fields: Vec::new(),
     };
-    let mut rules: Vec<Option<Arc<Rule>>> = base.rules.iter().cloned().map(Some).collect();
+    let mut rules: Vec<Option<Arc<Rule>>> = if versions == base.versions {
+        base.rules.iter().cloned().map(Some).collect()
+    } else {
+        let at = "/catalogue/add-protocol-versions/0";
+        base.rules
+            .iter()
+            .map(|r| {
+                Some(
+                    match rebase(r, &versions, &cx, &surfaces, cat_file, at, problems)? {
+                        Rebased::Kept(rule) => Arc::new(rule),
+                        Rebased::Compiled(rule, given) => {
+                            let mut rule = *rule;
+                            table.intern(&mut rule, given);
+                            Arc::new(rule)
+                        }
+                    },
+                )
+            })
+            .collect()
+    };
     let mut retired = base.retired.clone();
     let mut added: Vec<Arc<Rule>> = Vec::new();
     let reason_ok = |f: &ParsedFile, ptr: &str, reason: &str, problems: &mut Problems| {
@@ -410,7 +437,7 @@ fn extend(
                 );
                 continue;
             };
-            let (evaluated, warns, found) = applicability_sets(&c.applicability, &base.versions);
+            let (resolved, found) = applicability_sets(&c.applicability, &versions);
             let failed = !found.is_empty();
             for (rel, message) in found {
                 problems.push_value(f, &format!("{ptr}{rel}"), message);
@@ -420,9 +447,13 @@ fn extend(
             }
             let Some(old) = &rules[at] else { continue };
             let mut rule = Rule::clone(old);
+            if let Some(w) = &mut rule.written {
+                w.applicability = c.applicability.clone();
+            }
             rule.def.applicability = c.applicability;
-            rule.evaluated = evaluated;
-            rule.warns = warns;
+            rule.evaluated = resolved.evaluated;
+            rule.warns = resolved.warns;
+            rule.applicability = resolved.table;
             rule.history.changes.push(change(
                 ChangeKind::Applicability,
                 c.reason,
@@ -430,16 +461,57 @@ fn extend(
             ));
             rules[at] = Some(Arc::new(rule));
         }
+        for i in list(f, "/amend", problems) {
+            let ptr = format!("/amend/{i}");
+            let Some(a) = f.deserialize::<AmendDef>(&ptr, problems) else {
+                continue;
+            };
+            reason_ok(f, &format!("{ptr}/reason"), &a.reason, problems);
+            let Some(&at) = index.get(a.id.as_str()) else {
+                problems.push_value(f, &format!("{ptr}/id"), missing(&a.id, "amend"));
+                continue;
+            };
+            let Some(old) = rules[at].clone() else {
+                continue;
+            };
+            if !claim(&a.id, f, &format!("{ptr}/id"), problems) {
+                continue;
+            }
+            let mut def = old.written.as_deref().unwrap_or(&old.def).clone();
+            let fields = amend(&mut def, &a);
+            if fields.is_empty() {
+                problems.push_value(
+                    f,
+                    &ptr,
+                    "an amendment changes at least one member of the rule",
+                );
+                continue;
+            }
+            let outcome = JsonPath::with_compile_memo(|| {
+                super::compile::recompile(
+                    def,
+                    old.source.clone(),
+                    f,
+                    &ptr,
+                    &versions,
+                    &cx,
+                    &surfaces,
+                )
+            });
+            problems.0.extend(outcome.problems.0);
+            let Some(mut rule) = outcome.rule else {
+                continue;
+            };
+            table.intern(&mut rule, outcome.given);
+            rule.history = old.history.clone();
+            let mut c = change(ChangeKind::Amended, a.reason, source_of(f, &ptr));
+            c.fields = fields;
+            rule.history.changes.push(c);
+            rules[at] = Some(Arc::new(rule));
+        }
         let outcomes = JsonPath::with_compile_memo(|| {
-            let mut all = compile_rules(f, "/replace", "/rule", &base.versions, &cx, &surfaces);
-            all.extend(compile_rules(
-                f,
-                "/rules",
-                "",
-                &base.versions,
-                &cx,
-                &surfaces,
-            ));
+            let mut all = compile_rules(f, "/replace", "/rule", &versions, &cx, &surfaces);
+            all.extend(compile_rules(f, "/rules", "", &versions, &cx, &surfaces));
             all
         });
         for outcome in outcomes {
@@ -514,7 +586,7 @@ fn extend(
     rules.extend(added);
     Some(Catalogue {
         def,
-        versions: base.versions.clone(),
+        versions,
         release: Release {
             version,
             serves,
@@ -536,6 +608,162 @@ fn extend(
         catalogue_file: cat_file.path.clone(),
         files: Arc::new(others),
     })
+}
+
+/// The base's protocol versions followed by those the release adds, each with the version it
+/// behaves like; a problem at each entry that cannot be added.
+fn added_versions(
+    base: &Catalogue,
+    rdef: &ReleaseDef,
+    cat_file: &ParsedFile,
+    problems: &mut Problems,
+) -> VersionList {
+    let mut versions = base.versions.clone();
+    for (i, added) in rdef.add_protocol_versions.iter().enumerate() {
+        let at = format!("/catalogue/add-protocol-versions/{i}");
+        let result = versions.add(&added.version, &added.like);
+        let known = || {
+            versions
+                .iter()
+                .map(|(_, n)| n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let message = match result {
+            Ok(_) => continue,
+            Err(AddVersionError::Duplicate) => (
+                format!("{at}/version"),
+                format!(
+                    "protocol version `{}` is already a version of release {}",
+                    added.version, base.release.version
+                ),
+            ),
+            Err(AddVersionError::UnknownModel) => (
+                format!("{at}/like"),
+                format!(
+                    "unknown protocol version `{}`; the versions are {}",
+                    added.like,
+                    known()
+                ),
+            ),
+            Err(AddVersionError::TooMany) => (
+                format!("{at}/version"),
+                format!(
+                    "a catalogue has at most {} protocol versions",
+                    crate::versions::MAX_VERSIONS
+                ),
+            ),
+        };
+        problems.push_value(cat_file, &message.0, message.1);
+    }
+    versions
+}
+
+/// A rule of the base in a release that adds protocol versions.
+enum Rebased {
+    /// Unchanged but for the added versions, which its sets take from their models.
+    Kept(Rule),
+    /// Compiled again: what it reads or says depends on the version list.
+    Compiled(Box<Rule>, Vec<(crate::DocumentKind, String, JsonPath)>),
+}
+
+/// `rule` of the base over the release's `versions`. A rule whose checks, conditions or texts
+/// name versions is compiled again, so that each holds for an added version as for its model;
+/// its problems (a protocol schema the added version lacks, say) are reported at `at` of
+/// `file`, naming the rule.
+fn rebase(
+    rule: &Rule,
+    versions: &VersionList,
+    cx: &CompileCx<'_>,
+    surfaces: &super::surfaces::SurfaceMap,
+    file: &ParsedFile,
+    at: &str,
+    problems: &mut Problems,
+) -> Option<Rebased> {
+    if !(rule.version_sensitive || rule.written.is_some()) {
+        let mut kept = rule.clone();
+        kept.evaluated = versions.extend(rule.evaluated);
+        kept.warns = versions.extend(rule.warns);
+        for (v, name) in versions.iter().filter(|(v, _)| versions.is_added(*v)) {
+            let model = versions.name(versions.model(v));
+            if let Some(a) = rule.applicability.get(model).copied() {
+                kept.applicability.entry(name.to_owned()).or_insert(a);
+            }
+        }
+        return Some(Rebased::Kept(kept));
+    }
+    let def = rule.written.as_deref().unwrap_or(&rule.def).clone();
+    let outcome =
+        super::compile::recompile(def, rule.source.clone(), file, at, versions, cx, surfaces);
+    let s = &rule.source;
+    for p in outcome.problems.0 {
+        problems.0.push(super::load::RuleProblem {
+            message: format!(
+                "rule `{}` ({}:{}:{}) does not hold for the protocol versions this release adds: {}",
+                rule.id(),
+                s.file,
+                s.line,
+                s.column,
+                p.message
+            ),
+            ..p
+        });
+    }
+    let mut compiled = outcome.rule?;
+    compiled.history = rule.history.clone();
+    Some(Rebased::Compiled(Box::new(compiled), outcome.given))
+}
+
+/// Applies the members `a` gives to `def`; the names of the members changed. Applicability
+/// entries override the versions they name; a single value replaces the table.
+fn amend(def: &mut RuleDef, a: &AmendDef) -> Vec<String> {
+    let mut fields = Vec::new();
+    macro_rules! set {
+        ($($member:ident => $name:literal),* $(,)?) => {$(
+            if let Some(v) = &a.$member {
+                def.$member = v.clone();
+                fields.push($name.to_owned());
+            }
+        )*};
+    }
+    set!(
+        title => "title", description => "description", requirement => "requirement",
+        surface => "surface", path => "path", kind => "kind", level => "level",
+        status => "status", enforcement => "enforcement", covers => "covers",
+        required_by => "required-by", based_on => "based-on", notes => "notes",
+        reference_codes => "reference-codes", examples => "examples", message => "message",
+    );
+    macro_rules! set_optional {
+        ($($member:ident => $name:literal),* $(,)?) => {$(
+            if let Some(v) = &a.$member {
+                def.$member = Some(v.clone());
+                fields.push($name.to_owned());
+            }
+        )*};
+    }
+    set_optional!(severity => "severity", help => "help", fix => "fix");
+    if let Some(change) = &a.applicability {
+        fields.push("applicability".to_owned());
+        def.applicability = match (change, &def.applicability) {
+            (ApplicabilityDef::All(_), _) => change.clone(),
+            (ApplicabilityDef::Table(t), ApplicabilityDef::All(every)) => {
+                let mut table = t.clone();
+                table.default = table.default.or(Some(*every));
+                ApplicabilityDef::Table(table)
+            }
+            (ApplicabilityDef::Table(t), ApplicabilityDef::Table(old)) => {
+                let mut table = old.clone();
+                table.default = t.default.or(old.default);
+                table.since = t.since.clone().or(old.since.clone());
+                table.until = t.until.clone().or(old.until.clone());
+                table
+                    .versions
+                    .extend(t.versions.iter().map(|(k, v)| (k.clone(), *v)));
+                ApplicabilityDef::Table(table)
+            }
+        };
+    }
+    fields
 }
 
 /// The indices of the list at `ptr` of `f`, or a problem when it is not a list.

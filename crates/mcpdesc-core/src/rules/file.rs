@@ -32,6 +32,10 @@ pub struct RuleFile {
     /// In a release that extends another: new applicability tables for rules of the base.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applicability: Vec<ApplicabilityChange>,
+    /// In a release that extends another: changes to named members of rules of the base,
+    /// the rest of each rule unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub amend: Vec<AmendDef>,
 }
 
 /// The `catalogue` block: a whole catalogue, or a release extending another.
@@ -65,6 +69,74 @@ pub struct ReleaseDef {
     /// Rule page URL template (default: the base's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docs_url: Option<String>,
+    /// Protocol versions this release adds after its base's, oldest first, each behaving
+    /// like a version of the base unless a rule says otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add_protocol_versions: Vec<AddedVersion>,
+}
+
+/// A protocol version a release adds.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AddedVersion {
+    /// The new version's name.
+    pub version: String,
+    /// The version of the base it behaves like: every applicability table, version range,
+    /// version condition and text that names no added version holds for the new version as
+    /// it holds for this one.
+    pub like: String,
+}
+
+/// Changes to named members of a rule of the base; members not given stay as they are.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AmendDef {
+    /// The rule amended.
+    pub id: String,
+    /// What changed and why, for the rule page and `diff`.
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requirement: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<RuleKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enforcement: Option<Enforcement>,
+    /// Entries that override the rule's applicability for the versions they name (a whole
+    /// table when it is a single value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applicability: Option<ApplicabilityDef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covers: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_by: Option<RequiredBy>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub based_on: Option<BasedOn>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_codes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub examples: Option<Examples>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<FixDef>,
 }
 
 /// A rule that replaces the base's rule of the same id, with why.
@@ -91,8 +163,8 @@ pub struct RetireDef {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ApplicabilityChange {
     pub id: String,
-    /// For every protocol version of the catalogue: whether the rule applies.
-    pub applicability: BTreeMap<String, Applicability>,
+    /// Whether the rule applies, in any form a rule's `applicability` takes.
+    pub applicability: ApplicabilityDef,
     /// Why the applicability changed, for the rule page and `diff`.
     pub reason: String,
 }
@@ -458,8 +530,9 @@ pub struct RuleDef {
     pub severity: Option<Severity>,
     pub status: Status,
     pub enforcement: Enforcement,
-    /// For every protocol version of the catalogue: whether the rule applies.
-    pub applicability: BTreeMap<String, Applicability>,
+    /// Whether the rule applies in each protocol version: one value for every version, or a
+    /// table (see [`ApplicabilityDef`]).
+    pub applicability: ApplicabilityDef,
     /// Requirement rows of the specification's requirement inventory this rule implements.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub covers: Vec<String>,
@@ -662,11 +735,98 @@ pub enum Applicability {
 }
 
 impl Applicability {
+    pub fn parse(text: &str) -> Option<Applicability> {
+        match text {
+            "applies" => Some(Applicability::Applies),
+            "warns" => Some(Applicability::Warns),
+            "not-applicable" => Some(Applicability::NotApplicable),
+            _ => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Applicability::Applies => "applies",
             Applicability::Warns => "warns",
             Applicability::NotApplicable => "not-applicable",
+        }
+    }
+}
+
+/// Whether a rule applies in each protocol version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ApplicabilityDef {
+    /// The same in every version.
+    All(Applicability),
+    /// Per version, with a default or a range for the versions it does not name.
+    Table(ApplicabilityTable),
+}
+
+/// An applicability table. Each version gets, in order of precedence: its own entry; for a
+/// version a release added, what its model gets; `applies` inside the `since`/`until` range
+/// and `default` (else `not-applicable`) outside it; `default`. Without a range or a
+/// default, the table names every version.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct ApplicabilityTable {
+    /// What the versions the table does not name get.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Applicability>,
+    /// The rule applies from this version on (and not before, unless `default` says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// The rule applies up to this version (and not after, unless `default` says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// Protocol version → whether the rule applies in it.
+    #[serde(flatten)]
+    pub versions: BTreeMap<String, Applicability>,
+}
+
+// By hand, so that a mistake is named precisely: an untagged enum would only say that the
+// value matched no form.
+impl<'de> Deserialize<'de> for ApplicabilityDef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = Value::deserialize(d)?;
+        let level = |v: &Value, what: &str| -> Result<Applicability, D::Error> {
+            v.as_str().and_then(Applicability::parse).ok_or_else(|| {
+                D::Error::custom(format!(
+                    "{what} is `applies`, `warns` or `not-applicable`, not {v}"
+                ))
+            })
+        };
+        match &value {
+            Value::Object(map) => {
+                let mut table = ApplicabilityTable::default();
+                for (k, v) in map {
+                    match k.as_str() {
+                        "default" => table.default = Some(level(v, "`default`")?),
+                        "since" | "until" => {
+                            let name = v.as_str().map(str::to_owned).ok_or_else(|| {
+                                D::Error::custom(format!("`{k}` names a protocol version"))
+                            })?;
+                            if k == "since" {
+                                table.since = Some(name);
+                            } else {
+                                table.until = Some(name);
+                            }
+                        }
+                        version => {
+                            let a = level(
+                                v,
+                                &format!(
+                                    "`{version}` (a protocol version, else one of `default`, `since`, `until`)"
+                                ),
+                            )?;
+                            table.versions.insert(version.to_owned(), a);
+                        }
+                    }
+                }
+                Ok(ApplicabilityDef::Table(table))
+            }
+            other => level(other, "an applicability").map(ApplicabilityDef::All),
         }
     }
 }

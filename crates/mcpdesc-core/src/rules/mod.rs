@@ -22,7 +22,7 @@ use crate::path::JsonPath;
 use crate::relpath::RelPath;
 use crate::versions::{VersionList, VersionSet};
 
-pub use file::{Applicability, FixDef, FixKind, RuleDef, Severity};
+pub use file::{Applicability, ApplicabilityDef, FixDef, FixKind, RuleDef, Severity};
 pub use load::{RuleLoadError, RuleProblem, RuleSet, Text};
 pub use releases::{CatalogueSet, Release, RetiredRule, RuleHistory, SpecVersionReq};
 
@@ -131,13 +131,19 @@ pub struct RuleSource {
 /// A compiled rule.
 #[derive(Debug, Clone)]
 pub struct Rule {
-    /// The rule as written.
+    /// The rule as written, its version placeholders (`{since:V}`) replaced.
     pub def: RuleDef,
+    /// The rule as written, when its texts had version placeholders: a release that adds a
+    /// protocol version expands them again.
+    pub(crate) written: Option<Box<RuleDef>>,
     pub severity: Severity,
     /// Versions where the rule is evaluated (applies or warns).
     pub evaluated: VersionSet,
     /// Versions where its findings are downgraded to warnings.
     pub warns: VersionSet,
+    /// Whether it applies in each protocol version of its catalogue, by version name: the
+    /// written table (in whichever short form) resolved.
+    pub applicability: std::collections::BTreeMap<String, Applicability>,
     pub source: RuleSource,
     /// Since which release it exists and what later releases changed.
     pub history: RuleHistory,

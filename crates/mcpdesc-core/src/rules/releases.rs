@@ -123,6 +123,8 @@ pub struct RuleChange {
     pub reason: String,
     /// Where the change is written.
     pub source: RuleSource,
+    /// The members an amendment changed (empty for other kinds of change).
+    pub fields: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +133,8 @@ pub enum ChangeKind {
     Replaced,
     /// Only its applicability table changed.
     Applicability,
+    /// Some named members changed, the rest kept.
+    Amended,
 }
 
 impl ChangeKind {
@@ -138,6 +142,7 @@ impl ChangeKind {
         match self {
             ChangeKind::Replaced => "replaced",
             ChangeKind::Applicability => "applicability changed",
+            ChangeKind::Amended => "amended",
         }
     }
 }
