@@ -106,16 +106,13 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
     let mut files: Vec<Option<SchemaFile>> = (0..cx.versions.len()).map(|_| None).collect();
     for (version, file) in &o.schema_files {
         let at = format!("/schema-files/{version}");
-        let v = cx
-            .versions
-            .parse(version)
-            .ok_or_else(|| OptionError::at(&at, format!("unknown protocol version `{version}`")))?;
-        let text = cx.files.get(file).ok_or_else(|| {
+        let v = cx.versions.parse(version).ok_or_else(|| {
             OptionError::at(
                 &at,
-                format!("no schema file `{file}` in the rules directory"),
+                crate::rules::suggest::unknown_version(version, cx.versions),
             )
         })?;
+        let text = super::rules_file(cx.files, &at, file, "schema file")?;
         files[v.index()] = Some(SchemaFile {
             text: text.clone(),
             parsed: cx.parsed.cell(file),

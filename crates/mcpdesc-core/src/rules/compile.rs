@@ -47,14 +47,17 @@ pub(super) fn check_top_level(files: &[ParsedFile], allowed: &[&str], problems: 
                             "`{k}` changes a rule of the release this one extends, and this release extends none (`catalogue.extends`)"
                         )
                     } else {
-                        format!(
-                            "unknown top-level key `{k}`, expected one of {}",
-                            allowed
-                                .iter()
-                                .map(|a| format!("`{a}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
+                        match super::suggest::closest(k, allowed.iter().copied()) {
+                            Some(c) => format!("unknown top-level key `{k}`; did you mean `{c}`?"),
+                            None => format!(
+                                "unknown top-level key `{k}`, expected one of {}",
+                                allowed
+                                    .iter()
+                                    .map(|a| format!("`{a}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        }
                     };
                     problems.push(f, &format!("/{k}"), message);
                 }
@@ -378,7 +381,7 @@ fn compile_catalogue(f: &ParsedFile, problems: &mut Problems) -> Option<Compiled
             problems.push_value(
                 f,
                 &format!("/catalogue/legacy-protocol-versions/{i}"),
-                format!("unknown protocol version `{v}`"),
+                super::suggest::unknown_version(v, &versions),
             );
         }
     }
@@ -486,7 +489,13 @@ impl RuleCompiler<'_> {
             }
         }
         let (evaluated, warns) = self.applicability(&def);
+        let reads_ok = self.problems.0.len();
         self.given(&def, given_paths);
+        if self.problems.0.len() == reads_ok {
+            for (rel, message) in super::climb::problems(&def, given_paths) {
+                self.problem(&rel, message);
+            }
+        }
         let when = def.when.as_ref().and_then(|c| self.condition(c, "/when"));
         let mut checks = Vec::new();
         if def.then.is_empty() {
@@ -571,19 +580,20 @@ impl RuleCompiler<'_> {
                 format!("/given-traffic/{i}"),
             ));
         }
+        let named = def.surface.name().map(|n| (n, self.surfaces.0.get(n)));
+        if let Some((name, None)) = named {
+            self.problem(
+                "/surface",
+                surfaces::unknown_surface(name, def.subject.is_some(), self.surfaces),
+            );
+        }
         if let Some(subject) = &def.subject {
-            match (self.surfaces.0.get(&def.surface), surfaces::suffix(subject)) {
-                (None, _) => {
-                    let known: Vec<&str> = self.surfaces.0.keys().map(String::as_str).collect();
-                    self.problem(
-                        "/surface",
-                        format!(
-                            "a rule with a `subject` targets its surface, and there is no surface `{}`; the surface map has {}",
-                            def.surface,
-                            known.join(", ")
-                        ),
-                    );
-                }
+            match (named.and_then(|(_, s)| s), surfaces::suffix(subject)) {
+                (None, _) if named.is_some() => {}
+                (None, _) => self.problem(
+                    "/surface",
+                    "a rule with a `subject` targets its surface: name a surface of the map, not free text",
+                ),
                 (Some(_), Err(e)) => self.problem("/subject", e),
                 (Some(surface), Ok(suffix)) => {
                     for (kind, occurrence) in &surface.occurrences {
@@ -651,13 +661,13 @@ impl RuleCompiler<'_> {
             return None;
         };
         let Some(spec) = checks::lookup(name) else {
-            let known: Vec<_> = checks::REGISTRY.iter().map(|s| s.name).collect();
+            let known = || checks::REGISTRY.iter().map(|s| s.name);
+            let hint = super::suggest::hint(name, known(), || {
+                format!("known: {}", known().collect::<Vec<_>>().join(", "))
+            });
             self.problem(
                 &format!("{rel}/check"),
-                format!(
-                    "unknown check function `{name}`; known: {}",
-                    known.join(", ")
-                ),
+                format!("unknown check function `{name}`; {hint}"),
             );
             return None;
         };
@@ -692,7 +702,8 @@ impl RuleCompiler<'_> {
                 match def {
                     Ok(d) => Some(self.condition(&d, &format!("{rel}/when"))?),
                     Err(e) => {
-                        self.problem(&format!("{rel}/when"), e.to_string());
+                        let message = super::suggest::serde_message(&e.to_string()).into_owned();
+                        self.problem(&format!("{rel}/when"), message);
                         return None;
                     }
                 }
@@ -729,13 +740,9 @@ pub(super) fn applicability_sets(
     let mut problems = Vec::new();
     for (name, a) in table {
         let Some(v) = versions.parse(name) else {
-            let known: Vec<_> = versions.iter().map(|(_, n)| n).collect();
             problems.push((
                 format!("/applicability/{}", crate::document::pointer::escape(name)),
-                format!(
-                    "unknown protocol version `{name}`; the catalogue has {}",
-                    known.join(", ")
-                ),
+                super::suggest::unknown_version(name, versions),
             ));
             continue;
         };

@@ -344,10 +344,15 @@ fn extend(
                 "cannot {verb} rule `{id}`: release {} retired it",
                 r.release
             ),
-            None => format!(
-                "cannot {verb} rule `{id}`: release {} has no such rule",
-                base.release.version
-            ),
+            None => {
+                let meant = super::suggest::closest(id, base.rules.iter().map(|r| r.id()))
+                    .map(|c| format!("; did you mean `{c}`?"))
+                    .unwrap_or_default();
+                format!(
+                    "cannot {verb} rule `{id}`: release {} has no such rule{meant}",
+                    base.release.version
+                )
+            }
         }
     };
     let source_of = |f: &ParsedFile, ptr: &str| {
