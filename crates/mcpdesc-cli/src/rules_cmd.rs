@@ -93,7 +93,7 @@ pub fn filtered<'a>(cat: &'a Catalogue, filter: &RuleFilter) -> Result<Vec<&'a R
         .filter(|r| {
             surface
                 .as_ref()
-                .is_none_or(|s| r.def.surface.to_lowercase().contains(s.as_str()))
+                .is_none_or(|s| r.def.surface.text().to_lowercase().contains(s.as_str()))
         })
         .filter(|r| {
             filter.protocol_version.as_ref().is_none_or(|v| {

@@ -1284,7 +1284,7 @@ const HOSTILE_RULE: &str = r#"rules:
     description: "Teams \x9b31m ask\u2028that\r every server\nsays what it does."
     requirement: "`info` has a `description`.\e[2J"
     owner: mcpdesc
-    surface: "Info \u202eObject"
+    surface: {text: "Info \u202eObject"}
     path: info.description
     kind: structural
     level: should

@@ -44,7 +44,7 @@ const NEW_RULE: &str = r#"rules:
     description: Teams that publish descriptions ask that every server says what it does.
     requirement: "`info` has a `description`."
     owner: mcpdesc
-    surface: Info Object
+    surface: {text: Info Object}
     path: info.description
     kind: structural
     level: should

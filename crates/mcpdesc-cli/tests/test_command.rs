@@ -26,7 +26,7 @@ const INFO_RULES: &str = r#"rules:
     description: Every server has a name.
     requirement: "`info` has a `name`."
     owner: mcpdesc
-    surface: Info Object
+    surface: {text: Info Object}
     path: info
     kind: structural
     level: must
@@ -48,7 +48,7 @@ const INFO_RULES: &str = r#"rules:
     description: Every server says what it does.
     requirement: "`info` has a `description`."
     owner: mcpdesc
-    surface: Info Object
+    surface: {text: Info Object}
     path: info
     kind: structural
     level: should

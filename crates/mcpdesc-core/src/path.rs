@@ -171,6 +171,15 @@ impl JsonPath {
         })
     }
 
+    /// How many levels below its start the nodes the query selects are: one per segment;
+    /// `None` with a descendant segment (`..`), whose nodes are at any depth.
+    pub fn depth(&self) -> Option<usize> {
+        self.steps
+            .iter()
+            .all(|s| !matches!(s, steps::Step::Descendant(_)))
+            .then_some(self.steps.len())
+    }
+
     /// The query text, as given to [`JsonPath::compile`].
     pub fn as_str(&self) -> &str {
         &self.text

@@ -65,6 +65,26 @@ impl RelPath {
         &self.text
     }
 
+    /// How many levels up the path starts (its leading `^`s); 0 when it starts at the node
+    /// or at the root.
+    pub fn climb(&self) -> u32 {
+        match self.base {
+            Base::Root => 0,
+            Base::Up(n) => n,
+        }
+    }
+
+    /// The depth of the nodes the path selects from a node at depth `node` (the root is at
+    /// 0): `None` when the path climbs above the root, or when its nodes are at any depth
+    /// (a descendant segment).
+    pub fn depth_from(&self, node: usize) -> Option<usize> {
+        let start = match self.base {
+            Base::Root => 0,
+            Base::Up(n) => node.checked_sub(n as usize)?,
+        };
+        Some(start + self.query.depth()?)
+    }
+
     /// The pointer this path starts from, for the node at `node`; `None` above the root.
     fn base_pointer<'p>(&self, node: &'p str) -> Option<&'p str> {
         match self.base {

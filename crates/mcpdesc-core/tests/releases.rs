@@ -213,7 +213,7 @@ replace:
       description: d
       requirement: r
       owner: mcpdesc
-      surface: Info Object
+      surface: {text: Info Object}
       path: info
       kind: structural
       level: must

@@ -19,7 +19,7 @@ fn rule(id: &str, extra: &str, given: &str, then: &str) -> String {
     description: D
     requirement: R
     owner: mcpdesc
-    surface: S
+    surface: {{text: S}}
     path: p
     kind: structural
     level: must

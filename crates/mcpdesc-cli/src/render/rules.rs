@@ -37,6 +37,8 @@ pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> 
                     if let Some(obj) = v.as_object_mut() {
                         // Resolved for every version, whichever short form the file uses.
                         obj.insert("applicability".into(), json!(r.applicability));
+                        // The surface's text, whether it names a surface or is free text.
+                        obj.insert("surface".into(), json!(r.def.surface.text()));
                         obj.insert("severity".into(), json!(r.severity));
                         obj.insert(
                             "source".into(),
@@ -79,7 +81,7 @@ pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> 
                         r.def.owner.as_str(),
                         r.def.level.as_str(),
                         r.severity.as_str(),
-                        r.def.surface.as_str(),
+                        r.def.surface.text(),
                         r.def.title.as_str(),
                     ]
                     .map(|cell| escape(cell).into_owned())
@@ -145,7 +147,7 @@ pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
     };
     let _ = writeln!(o, "Metadata:");
     field(&mut o, "owner", d.owner.as_str());
-    field(&mut o, "surface", &d.surface);
+    field(&mut o, "surface", d.surface.text());
     field(&mut o, "path", &d.path);
     field(&mut o, "kind", d.kind.as_str());
     field(&mut o, "level", d.level.as_str());

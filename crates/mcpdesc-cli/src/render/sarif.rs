@@ -55,7 +55,7 @@ fn descriptor(cat: &Catalogue, rule: &Rule, ctx: &RenderContext<'_>) -> Value {
         "defaultConfiguration": {"level": level(rule.severity)},
         "properties": {
             "owner": d.owner.as_str(),
-            "surface": d.surface,
+            "surface": d.surface.text(),
             "kind": d.kind.as_str(),
             "level": d.level.as_str(),
             "status": d.status.as_str(),

@@ -117,12 +117,7 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
     let check = if let Some(schema) = &o.schema {
         fixed(schema, "schema")?
     } else if let Some(file) = &o.schema_file {
-        let text = cx.files.get(file).ok_or_else(|| {
-            OptionError::at(
-                "/schema-file",
-                format!("no schema file `{file}` in the rules directory"),
-            )
-        })?;
+        let text = super::rules_file(cx.files, "/schema-file", file, "schema file")?;
         let schema: Value = serde_json::from_str(text)
             .map_err(|e| OptionError::at("/schema-file", format!("`{file}` is not JSON: {e}")))?;
         fixed(&schema, "schema-file")?

@@ -174,10 +174,21 @@ pub(crate) fn options<T: DeserializeOwned>(map: &Map<String, Value>) -> Result<T
         .collect();
     let value = Value::Object(own);
     serde_path_to_error::deserialize::<_, T>(&value).map_err(|e| {
-        let pointer = path_to_pointer(e.path());
+        let mut pointer = path_to_pointer(e.path());
+        let message = e.into_inner().to_string();
+        // An unknown option is shown at its key, with the option probably meant.
+        if let Some(name) = message
+            .strip_prefix("unknown field `")
+            .and_then(|r| r.split('`').next())
+        {
+            let key = crate::document::pointer::push(&pointer, name);
+            if value.pointer(&key).is_some() {
+                pointer = key;
+            }
+        }
         OptionError {
             pointer,
-            message: e.into_inner().to_string(),
+            message: crate::rules::suggest::serde_message(&message).into_owned(),
         }
     })
 }
@@ -203,7 +214,134 @@ pub(crate) fn relpath(field: &str, text: &str) -> Result<RelPath, OptionError> {
     RelPath::compile(text).map_err(|e| OptionError::at(format!("/{field}"), e.to_string()))
 }
 
+/// The file of the rules directory that option `at` names (`what`: "schema file"), or why
+/// there is none: a path that leaves the release's rules directory (absolute, or climbing out
+/// with `..`) is refused as such, and a missing file comes with the closest existing name.
+pub(crate) fn rules_file<'a>(
+    files: &'a HashMap<String, crate::rules::Text>,
+    at: &str,
+    name: &str,
+    what: &str,
+) -> Result<&'a crate::rules::Text, OptionError> {
+    if let Some(text) = files.get(name) {
+        return Ok(text);
+    }
+    let names = || files.keys().map(String::as_str);
+    let meant = |c: Option<&str>| {
+        c.map(|c| format!("; did you mean `{c}`?"))
+            .unwrap_or_default()
+    };
+    // A directory in common makes any two names look alike: the file names must be close too.
+    let stem = |p: &str| {
+        let file = p.rsplit('/').next().unwrap_or(p);
+        file.rsplit_once('.').map_or(file, |(s, _)| s).to_owned()
+    };
+    let similar = |wrong: &str| {
+        crate::rules::suggest::closest(wrong, names())
+            .filter(|c| crate::rules::suggest::closest(&stem(wrong), [stem(c).as_str()]).is_some())
+    };
+    let message = match inside_path(name) {
+        Ok(normal) => format!(
+            "no {what} `{name}` in the rules directory{}",
+            meant(similar(&normal))
+        ),
+        Err(tail) => {
+            // The file the path names, when the rules directory has it: the longest name
+            // the path ends with, else the name closest to what follows the climb.
+            let ends = names()
+                .filter(|c| tail == *c || tail.ends_with(&format!("/{c}")))
+                .max_by_key(|c| c.len());
+            format!(
+                "`{name}` is outside the rules directory: rule files may only read files \
+                 inside their release's rules directory, named by their path relative to it{}",
+                meant(ends.or_else(|| similar(&tail)))
+            )
+        }
+    };
+    Err(OptionError::at(at, message))
+}
+
+/// `path` with `.` and `..` resolved when it stays inside the directory; else (an absolute
+/// path, or one that climbs out) `Err` with what follows its last `..` or its root.
+fn inside_path(path: &str) -> Result<String, String> {
+    let absolute = path.starts_with(['/', '\\'])
+        || path.as_bytes().get(1) == Some(&b':') && path.as_bytes()[0].is_ascii_alphabetic();
+    let mut parts: Vec<&str> = Vec::new();
+    let mut out = absolute;
+    let mut tail: Vec<&str> = Vec::new();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    out = true;
+                }
+                tail.clear();
+            }
+            p => {
+                parts.push(p);
+                tail.push(p);
+            }
+        }
+    }
+    if out {
+        let skip = usize::from(absolute && path.as_bytes().get(1) == Some(&b':'));
+        Err(tail[skip.min(tail.len())..].join("/"))
+    } else {
+        Ok(parts.join("/"))
+    }
+}
+
 /// The schema of an options struct.
 pub(crate) fn schema_of<T: JsonSchema>(gen: &mut SchemaGenerator) -> Schema {
     gen.subschema_for::<T>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_inside_and_outside_the_rules_directory() {
+        assert_eq!(inside_path("schemas/a.json"), Ok("schemas/a.json".into()));
+        assert_eq!(
+            inside_path("./schemas/x/../a.json"),
+            Ok("schemas/a.json".into())
+        );
+        assert_eq!(inside_path("../a.json"), Err("a.json".into()));
+        assert_eq!(
+            inside_path("schemas/../../r/a.json"),
+            Err("r/a.json".into())
+        );
+        assert_eq!(inside_path("/home/r/a.json"), Err("home/r/a.json".into()));
+        assert_eq!(inside_path("C:\\r\\a.json"), Err("r/a.json".into()));
+    }
+
+    #[test]
+    fn a_file_named_wrongly_is_refused_with_the_file_meant() {
+        let files: HashMap<String, crate::rules::Text> =
+            ["schemas/mcp/2025-06-18.json", "schemas/tool.json"]
+                .into_iter()
+                .map(|p| (p.to_owned(), crate::rules::Text::Borrowed("{}")))
+                .collect();
+        let message = |name: &str| {
+            rules_file(&files, "/f", name, "schema file")
+                .unwrap_err()
+                .message
+        };
+        assert!(rules_file(&files, "/f", "schemas/tool.json", "schema file").is_ok());
+        assert_eq!(
+            message("schemas/mcp/2025-06-81.json"),
+            "no schema file `schemas/mcp/2025-06-81.json` in the rules directory; did you mean `schemas/mcp/2025-06-18.json`?"
+        );
+        assert_eq!(
+            message("schemas/other.json"),
+            "no schema file `schemas/other.json` in the rules directory"
+        );
+        assert!(message("../../x/schemas/tool.json").ends_with(
+            "is outside the rules directory: rule files may only read files inside their \
+             release's rules directory, named by their path relative to it; did you mean \
+             `schemas/tool.json`?"
+        ));
+    }
 }

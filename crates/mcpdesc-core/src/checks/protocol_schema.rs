@@ -132,7 +132,10 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
             for (version, file) in map {
                 let at = format!("/schema-files/{version}");
                 let v = cx.versions.parse(version).ok_or_else(|| {
-                    OptionError::at(&at, format!("unknown protocol version `{version}`"))
+                    OptionError::at(
+                        &at,
+                        crate::rules::suggest::unknown_version(version, cx.versions),
+                    )
                 })?;
                 named.push((v, file.clone(), at));
             }
@@ -160,18 +163,18 @@ fn compile(m: &Map<String, Value>, cx: &CompileCx<'_>) -> Result<Box<dyn Check>,
         } else {
             at
         };
-        let text = cx.files.get(&file).ok_or_else(|| {
+        let text = if cx.versions.is_added(v) && !cx.files.contains_key(&file) {
             let version = cx.versions.name(v);
-            let why = if cx.versions.is_added(v) {
+            return Err(OptionError::at(
+                &at,
                 format!(
                     "no schema file `{file}` for protocol version `{version}`, which a release adds; \
                      put the version's protocol schema there, in the release's directory"
-                )
-            } else {
-                format!("no schema file `{file}` in the rules directory")
-            };
-            OptionError::at(&at, why)
-        })?;
+                ),
+            ));
+        } else {
+            super::rules_file(cx.files, &at, &file, "schema file")?
+        };
         files[v.index()] = Some(SchemaFile {
             text: text.clone(),
             parsed: cx.parsed.cell(&file),

@@ -40,7 +40,7 @@ fn compile(
                 list.parse(n).ok_or_else(|| {
                     OptionError::at(
                         format!("/{field}"),
-                        format!("unknown protocol version `{n}`"),
+                        crate::rules::suggest::unknown_version(n, list),
                     )
                 })
             })

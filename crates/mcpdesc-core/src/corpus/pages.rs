@@ -519,7 +519,7 @@ impl<'a> Ctx<'a> {
             format!("**Owner:** {owner}"),
             format!(
                 "**Surface:** {} · **Path:** {}",
-                one_line(&d.surface),
+                one_line(d.surface.text()),
                 code(&d.path)
             ),
             format!("**Kind:** {}", d.kind.as_str()),
@@ -842,7 +842,7 @@ impl<'a> Ctx<'a> {
         );
         let mut surfaces: BTreeMap<&str, Vec<&Rule>> = BTreeMap::new();
         for r in rules {
-            surfaces.entry(r.def.surface.as_str()).or_default().push(r);
+            surfaces.entry(r.def.surface.text()).or_default().push(r);
         }
         for (surface, rs) in surfaces {
             let _ = writeln!(o, "## {}\n", one_line(surface));

@@ -127,7 +127,7 @@ impl Condition {
                 versions.parse(name).ok_or_else(|| {
                     err(
                         &format!("/version/{field}"),
-                        format!("unknown protocol version `{name}`"),
+                        crate::rules::suggest::unknown_version(name, versions),
                     )
                 })
             };
@@ -140,8 +140,8 @@ impl Condition {
             }
             if let Some(names) = &v.one_of {
                 let mut listed = VersionSet::EMPTY;
-                for n in names {
-                    listed.insert(parse(n, "in")?);
+                for (i, n) in names.iter().enumerate() {
+                    listed.insert(parse(n, &format!("in/{i}"))?);
                 }
                 set = set.intersection(versions.listed(listed));
             }

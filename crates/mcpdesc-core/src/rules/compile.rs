@@ -48,14 +48,17 @@ pub(super) fn check_top_level(files: &[ParsedFile], allowed: &[&str], problems: 
                             "`{k}` changes a rule of the release this one extends, and this release extends none (`catalogue.extends`)"
                         )
                     } else {
-                        format!(
-                            "unknown top-level key `{k}`, expected one of {}",
-                            allowed
-                                .iter()
-                                .map(|a| format!("`{a}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
+                        match super::suggest::closest(k, allowed.iter().copied()) {
+                            Some(c) => format!("unknown top-level key `{k}`; did you mean `{c}`?"),
+                            None => format!(
+                                "unknown top-level key `{k}`, expected one of {}",
+                                allowed
+                                    .iter()
+                                    .map(|a| format!("`{a}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        }
                     };
                     problems.push(f, &format!("/{k}"), message);
                 }
@@ -412,7 +415,7 @@ fn compile_catalogue(f: &ParsedFile, problems: &mut Problems) -> Option<Compiled
             problems.push_value(
                 f,
                 &format!("/catalogue/legacy-protocol-versions/{i}"),
-                format!("unknown protocol version `{v}`"),
+                super::suggest::unknown_version(v, &versions),
             );
         }
     }
@@ -521,7 +524,13 @@ impl RuleCompiler<'_> {
         }
         let written = self.expand_texts(&mut def);
         let applicability = self.applicability(&def);
+        let reads_ok = self.problems.0.len();
         self.given(&def, given_paths);
+        if self.problems.0.len() == reads_ok {
+            for (rel, message) in super::climb::problems(&def, given_paths) {
+                self.problem(&rel, message);
+            }
+        }
         let when = def.when.as_ref().and_then(|c| self.condition(c, "/when"));
         let mut checks = Vec::new();
         if def.then.is_empty() {
@@ -654,19 +663,20 @@ impl RuleCompiler<'_> {
                 format!("/given-traffic/{i}"),
             ));
         }
+        let named = def.surface.name().map(|n| (n, self.surfaces.0.get(n)));
+        if let Some((name, None)) = named {
+            self.problem(
+                "/surface",
+                surfaces::unknown_surface(name, def.subject.is_some(), self.surfaces),
+            );
+        }
         if let Some(subject) = &def.subject {
-            match (self.surfaces.0.get(&def.surface), surfaces::suffix(subject)) {
-                (None, _) => {
-                    let known: Vec<&str> = self.surfaces.0.keys().map(String::as_str).collect();
-                    self.problem(
-                        "/surface",
-                        format!(
-                            "a rule with a `subject` targets its surface, and there is no surface `{}`; the surface map has {}",
-                            def.surface,
-                            known.join(", ")
-                        ),
-                    );
-                }
+            match (named.and_then(|(_, s)| s), surfaces::suffix(subject)) {
+                (None, _) if named.is_some() => {}
+                (None, _) => self.problem(
+                    "/surface",
+                    "a rule with a `subject` targets its surface: name a surface of the map, not free text",
+                ),
                 (Some(_), Err(e)) => self.problem("/subject", e),
                 (Some(surface), Ok(suffix)) => {
                     for (kind, occurrence) in &surface.occurrences {
@@ -734,13 +744,13 @@ impl RuleCompiler<'_> {
             return None;
         };
         let Some(spec) = checks::lookup(name) else {
-            let known: Vec<_> = checks::REGISTRY.iter().map(|s| s.name).collect();
+            let known = || checks::REGISTRY.iter().map(|s| s.name);
+            let hint = super::suggest::hint(name, known(), || {
+                format!("known: {}", known().collect::<Vec<_>>().join(", "))
+            });
             self.problem(
                 &format!("{rel}/check"),
-                format!(
-                    "unknown check function `{name}`; known: {}",
-                    known.join(", ")
-                ),
+                format!("unknown check function `{name}`; {hint}"),
             );
             return None;
         };
@@ -775,7 +785,8 @@ impl RuleCompiler<'_> {
                 match def {
                     Ok(d) => Some(self.condition(&d, &format!("{rel}/when"))?),
                     Err(e) => {
-                        self.problem(&format!("{rel}/when"), e.to_string());
+                        let message = super::suggest::serde_message(&e.to_string()).into_owned();
+                        self.problem(&format!("{rel}/when"), message);
                         return None;
                     }
                 }
@@ -817,13 +828,6 @@ pub(super) fn applicability_sets(
 ) -> (ResolvedApplicability, Vec<(String, String)>) {
     let mut problems = Vec::new();
     let mut resolved: Vec<Option<Applicability>> = vec![None; versions.len()];
-    let known = || {
-        versions
-            .iter()
-            .map(|(_, n)| n)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     match def {
         ApplicabilityDef::All(a) => resolved.iter_mut().for_each(|r| *r = Some(*a)),
         ApplicabilityDef::Table(t) => {
@@ -831,10 +835,7 @@ pub(super) fn applicability_sets(
                 if versions.parse(name).is_none() {
                     problems.push((
                         format!("/applicability/{}", crate::document::pointer::escape(name)),
-                        format!(
-                            "unknown protocol version `{name}`; the catalogue has {}",
-                            known()
-                        ),
+                        super::suggest::unknown_version(name, versions),
                     ));
                 }
             }
@@ -845,10 +846,7 @@ pub(super) fn applicability_sets(
                     None => {
                         problems.push((
                             format!("/applicability/{member}"),
-                            format!(
-                                "unknown protocol version `{n}`; the catalogue has {}",
-                                known()
-                            ),
+                            super::suggest::unknown_version(n, versions),
                         ));
                         None
                     }

@@ -351,10 +351,15 @@ fn extend(
                 "cannot {verb} rule `{id}`: release {} retired it",
                 r.release
             ),
-            None => format!(
-                "cannot {verb} rule `{id}`: release {} has no such rule",
-                base.release.version
-            ),
+            None => {
+                let meant = super::suggest::closest(id, base.rules.iter().map(|r| r.id()))
+                    .map(|c| format!("; did you mean `{c}`?"))
+                    .unwrap_or_default();
+                format!(
+                    "cannot {verb} rule `{id}`: release {} has no such rule{meant}",
+                    base.release.version
+                )
+            }
         }
     };
     let source_of = |f: &ParsedFile, ptr: &str| {
@@ -622,13 +627,6 @@ fn added_versions(
     for (i, added) in rdef.add_protocol_versions.iter().enumerate() {
         let at = format!("/catalogue/add-protocol-versions/{i}");
         let result = versions.add(&added.version, &added.like);
-        let known = || {
-            versions
-                .iter()
-                .map(|(_, n)| n)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         let message = match result {
             Ok(_) => continue,
             Err(AddVersionError::Duplicate) => (
@@ -640,11 +638,7 @@ fn added_versions(
             ),
             Err(AddVersionError::UnknownModel) => (
                 format!("{at}/like"),
-                format!(
-                    "unknown protocol version `{}`; the versions are {}",
-                    added.like,
-                    known()
-                ),
+                super::suggest::unknown_version(&added.like, &versions),
             ),
             Err(AddVersionError::TooMany) => (
                 format!("{at}/version"),

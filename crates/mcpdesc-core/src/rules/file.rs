@@ -102,7 +102,7 @@ pub struct AmendDef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requirement: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub surface: Option<String>,
+    pub surface: Option<RuleSurface>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -519,8 +519,10 @@ pub struct RuleDef {
     pub requirement: String,
     /// Who defines the constraint.
     pub owner: Owner,
-    /// The object kind the rule looks at, e.g. "Tool interaction example".
-    pub surface: String,
+    /// The object kind the rule looks at: the name of a surface of the surface map
+    /// (`ElicitRequest`), or a description declared as free text
+    /// (`{text: Tool interaction example}`).
+    pub surface: RuleSurface,
     /// The member the rule is about, relative to the surface, for display.
     pub path: String,
     pub kind: RuleKind,
@@ -569,6 +571,52 @@ pub struct RuleDef {
     /// An edit that editors offer for a finding (`docs/rule-format.md`, "Fixes").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fix: Option<FixDef>,
+}
+
+/// What a rule is about: a surface of the surface map, or free text.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(
+    untagged,
+    expecting = "a surface name, or free text declared as `{text: ...}`"
+)]
+pub enum RuleSurface {
+    /// The name of a surface of the surface map.
+    Name(String),
+    /// A description of the object kind that names no surface, on purpose.
+    Text(SurfaceText),
+}
+
+/// Free text in place of a surface name.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SurfaceText {
+    /// The object kind, e.g. "Tool interaction example".
+    pub text: String,
+}
+
+impl RuleSurface {
+    /// The text shown for the rule's surface (rule pages, listings): the surface's name or
+    /// the free text.
+    pub fn text(&self) -> &str {
+        match self {
+            RuleSurface::Name(name) => name,
+            RuleSurface::Text(t) => &t.text,
+        }
+    }
+
+    /// The surface of the map the rule names; `None` for free text.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            RuleSurface::Name(name) => Some(name),
+            RuleSurface::Text(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for RuleSurface {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text())
+    }
 }
 
 /// An edit that resolves a finding of a rule, offered by editors as a code action.

@@ -479,6 +479,8 @@ impl ParsedFile {
                         at = key;
                     }
                 }
+                // With the name probably meant, when one is close.
+                let message = super::suggest::serde_message(&message).into_owned();
                 problems.push(self, &at, message);
                 None
             }

@@ -1,6 +1,7 @@
 //! Rules: the on-disk format (`file`), its compiled form ([`Catalogue`], [`Rule`]) and the
 //! loader that turns one into the other (`load`).
 
+mod climb;
 mod compile;
 pub(crate) mod embedded;
 mod extend;
@@ -8,6 +9,7 @@ pub mod file;
 mod load;
 pub mod releases;
 pub mod schema;
+pub(crate) mod suggest;
 pub mod surfaces;
 
 use std::path::PathBuf;

@@ -44,6 +44,29 @@ pub fn suffix(rel: &str) -> Result<String, String> {
     Ok(format!("[{}]", quote(rel)))
 }
 
+/// The problem of a rule whose `surface` names no surface of `map`: the surface probably
+/// meant, else the surfaces there are; a rule without `subject` may also mean free text.
+pub(super) fn unknown_surface(name: &str, subject: bool, map: &SurfaceMap) -> String {
+    let names = || map.0.keys().map(String::as_str);
+    let meant = super::suggest::closest(name, names());
+    match (subject, meant) {
+        (true, Some(c)) => format!(
+            "a rule with a `subject` targets its surface, and there is no surface `{name}`; did you mean `{c}`?"
+        ),
+        (true, None) => format!(
+            "a rule with a `subject` targets its surface, and there is no surface `{name}`; the surface map has {}",
+            names().collect::<Vec<_>>().join(", ")
+        ),
+        (false, Some(c)) => format!(
+            "there is no surface `{name}`; did you mean `{c}`? (free text that names no surface is written `{{text: ...}}`)"
+        ),
+        (false, None) => format!(
+            "there is no surface `{name}`: name a surface of the map ({}), or declare free text as `{{text: ...}}`",
+            super::suggest::list(names(), 6)
+        ),
+    }
+}
+
 /// The JSONPath over the traffic model that a wire selector names.
 pub fn selector_path(sel: &WireSelector) -> Result<String, String> {
     let mut tests = vec![format!("@.kind == {}", quote(sel.kind.as_str()))];
