@@ -275,6 +275,9 @@ fn extend(
     if rdef.docs_url.is_some() {
         def.docs_url = rdef.docs_url.clone();
     }
+    if rdef.pages.is_some() {
+        def.pages = rdef.pages.clone();
+    }
     let fixtures = match &rdef.fixtures {
         Some(rel) => Some(super::resolve_fixtures(
             group.dir.as_ref().or(group.embedded_dir.as_ref()),
@@ -291,6 +294,10 @@ fn extend(
 
     let mut others = (*base.files).clone();
     others.extend(group.others.iter().map(|(k, v)| (k.clone(), v.clone())));
+    // An inherited `pages` block was checked with its own release.
+    if let Some(pages) = &rdef.pages {
+        super::file_pages::check(pages, &others, cat_file, problems);
+    }
     let surfaces = JsonPath::with_compile_memo(|| {
         super::surfaces::collect(files, base.surfaces.clone(), problems)
     });

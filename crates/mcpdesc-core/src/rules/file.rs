@@ -9,6 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::document::{Kind, ValueRef};
 
+pub use super::file_pages::{FrontMatter, PageSection, PagesDef, SourceLinksDef};
+
 /// One YAML file under the rules directory: the catalogue, rules, or both.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -65,6 +67,9 @@ pub struct ReleaseDef {
     /// Rule page URL template (default: the base's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docs_url: Option<String>,
+    /// How `mcpdesc docs` lays out the rule pages (default: the base's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PagesDef>,
 }
 
 /// A rule that replaces the base's rule of the same id, with why.
@@ -250,6 +255,10 @@ pub struct CatalogueDef {
     /// `{owner}` and `{id}` are substituted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docs_url: Option<String>,
+    /// How `mcpdesc docs` lays out the rule pages: template, page URLs and files, source
+    /// links, front matter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PagesDef>,
     /// In-document references the engine replaces by their targets before any rule runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub references: Option<ReferencesDef>,
