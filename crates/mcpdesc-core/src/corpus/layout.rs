@@ -214,7 +214,7 @@ pub fn check_pages(def: &PagesDef, files: &HashMap<String, Text>) -> Vec<(String
             if let Err(e) = env.template_from_str(value) {
                 out.push((
                     format!("/front-matter/{}", crate::document::pointer::escape(name)),
-                    format!("does not parse: {}", describe_error(&e)),
+                    format!("the value template does not parse: {}", describe_error(&e)),
                 ));
             }
         }
