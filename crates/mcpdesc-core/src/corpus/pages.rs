@@ -126,7 +126,7 @@ fn page_file(pattern: Option<&str>, release: &str, owner: &str, id: &str) -> Str
 
 /// The `pages` block of a release, if it has one.
 fn pages_def(cat: &Catalogue) -> Option<&PagesDef> {
-    cat.def.pages.as_ref()
+    cat.def.pages.as_deref()
 }
 
 /// Where the page of rule `id` of `owner` in release `cat` lives below the output directory.

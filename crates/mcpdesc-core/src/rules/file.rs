@@ -69,7 +69,7 @@ pub struct ReleaseDef {
     pub docs_url: Option<String>,
     /// How `mcpdesc docs` lays out the rule pages (default: the base's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pages: Option<PagesDef>,
+    pub pages: Option<Box<PagesDef>>,
 }
 
 /// A rule that replaces the base's rule of the same id, with why.
@@ -258,7 +258,7 @@ pub struct CatalogueDef {
     /// How `mcpdesc docs` lays out the rule pages: template, page URLs and files, source
     /// links, front matter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pages: Option<PagesDef>,
+    pub pages: Option<Box<PagesDef>>,
     /// In-document references the engine replaces by their targets before any rule runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub references: Option<ReferencesDef>,
