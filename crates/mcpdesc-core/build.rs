@@ -17,7 +17,7 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
             collect(root, &path, out);
         } else if matches!(
             path.extension().and_then(|e| e.to_str()),
-            Some("yaml" | "yml" | "json")
+            Some("yaml" | "yml" | "json" | "j2" | "jinja")
         ) {
             let rel = path
                 .strip_prefix(root)

@@ -30,6 +30,17 @@ pub fn run(args: DocsArgs) -> Result<ExitCode> {
     for w in &generated.warnings {
         eprintln!("warning: {}", escape(w));
     }
+    if !generated.errors.is_empty() {
+        let mut report = String::new();
+        for e in &generated.errors {
+            writeln!(report, "error: {}", escape(e))?;
+        }
+        eprint!("{report}");
+        anyhow::bail!(
+            "{} problem(s) with the rule pages; nothing was written",
+            generated.errors.len()
+        );
+    }
     // The directory comes from the command line, page paths from rule ids, page text from
     // the rule files and the committed pages: all of it is shown escaped.
     let out = args.out.display().to_string();

@@ -410,3 +410,209 @@ fn pages_of_a_release_that_extends_another_say_what_changed() {
     )));
     assert!(run.stdout.contains("1 stale, 0 missing, 0 extra"));
 }
+
+/// Release 0.9.0-rc.3 as the specification site publishes it (its two example rules, its
+/// fixtures and the site's page templates), kept with the tests.
+const SITE_RELEASE: &str = "crates/mcpdesc-cli/tests/data/releases/0.9.0-rc.3";
+
+fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// A page the specification site published, from `../shared/reference/example-rule-pages`
+/// beside the workspace; `None` (after printing why) when it is absent outside CI.
+fn published_page(name: &str) -> Option<String> {
+    let path = workspace()
+        .join("../shared/reference/example-rule-pages")
+        .join(name);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) if in_ci() => panic!(
+            "published page {} cannot be read ({e}); it is required when CI is set",
+            path.display()
+        ),
+        Err(e) => {
+            eprintln!(
+                "skipped: published page {} cannot be read ({e})",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// Generates the pages of `release_dir` (with the shipped 0.8.0 it extends) into `out`.
+fn generate_release(release_dir: &Path, out: &Path) {
+    let run = mcpdesc([
+        "docs".as_ref(),
+        "--rules".as_ref(),
+        release_dir.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.output());
+}
+
+#[test]
+fn a_release_with_the_sites_layout_reproduces_its_published_markdown_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    generate_release(&workspace().join(SITE_RELEASE), tmp.path());
+    // `pages.file`: the owner prefix dropped, dots as hyphens.
+    let page = std::fs::read_to_string(
+        tmp.path()
+            .join("0.9.0-rc.3/mcpdesc/tool-interaction-elicitation-consistency.md"),
+    )
+    .unwrap();
+    assert!(page.contains(
+        "source: \"https://mcpdesc.org/docs/rules/0.9.0-rc.3/mcpdesc/tool-interaction-elicitation-consistency/\"\n"
+    ));
+    // The base release keeps its own layout.
+    let base = std::fs::read_to_string(
+        tmp.path()
+            .join("0.8.0/mcpdesc/mcpdesc.tool.interaction.elicitation-consistency.md"),
+    )
+    .unwrap();
+    assert!(base.contains(pages_marker()));
+    assert!(!page.contains(pages_marker()));
+
+    let Some(published) = published_page("mcpdesc.tool.interaction.elicitation-consistency.md")
+    else {
+        return;
+    };
+    // Lines where the published page is itself inconsistent, with why; every other line must
+    // be the same.
+    let allowed: &[(&str, &str)] = &[(
+        "  * 1. Tools: [req-interaction-elicitation-response](https://mcpdesc.org/docs/specification/0.9.0-rc.3/tools#req-interaction-elicitation-response)",
+        "both requirements are in section 9. Tools (the line above says `9\\. Tools`); `1.` is \
+         the site's Markdown renumbering the unescaped list text, so the page says `9\\. Tools`",
+    )];
+    let ours: Vec<&str> = page.lines().collect();
+    let theirs: Vec<&str> = published.lines().collect();
+    assert_eq!(ours.len(), theirs.len(), "line count differs:\n{page}");
+    for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        if a != b {
+            assert!(
+                allowed.iter().any(|(line, _)| line == b),
+                "line {} differs:\n  generated: {a}\n  published: {b}",
+                i + 1
+            );
+        }
+    }
+    assert_eq!(page.ends_with('\n'), published.ends_with('\n'));
+}
+
+#[test]
+fn a_second_template_reproduces_the_sites_published_text_page() {
+    // The same release rendered with the site's text template, one file per rule id.
+    let tmp = tempfile::tempdir().unwrap();
+    let releases = workspace().join(SITE_RELEASE).join("..");
+    copy_dir(&releases, tmp.path());
+    let catalogue = tmp.path().join("0.9.0-rc.3/catalogue.yaml");
+    let text = std::fs::read_to_string(&catalogue).unwrap();
+    let text = text
+        .replace("template: pages/rule.md.j2", "template: pages/rule.txt.j2")
+        .replace(
+            "file: \"{release}/{owner}/{name|dots-to-hyphens}.md\"",
+            "file: \"{release}/{id}.txt\"",
+        );
+    assert!(text.contains("rule.txt.j2") && text.contains("{id}.txt"));
+    std::fs::write(&catalogue, text).unwrap();
+    let out = tmp.path().join("out");
+    generate_release(&tmp.path().join("0.9.0-rc.3"), &out);
+    let page = std::fs::read_to_string(out.join("0.9.0-rc.3/mcp.elicitation.protocol-version.txt"))
+        .unwrap();
+    assert!(page.starts_with("Elicitation forms and URL flows"));
+    let Some(published) = published_page("mcp.elicitation.protocol-version.txt") else {
+        return;
+    };
+    assert_eq!(page, published);
+}
+
+fn pages_marker() -> &'static str {
+    "<!-- Generated by `mcpdesc docs` from the rule files. Edit the rule file, not this page. -->"
+}
+
+#[test]
+fn problems_of_a_pages_block_are_load_errors_at_their_members() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release");
+    std::fs::create_dir_all(dir.join("pages")).unwrap();
+    std::fs::write(dir.join("pages/broken.md.j2"), "{% if rule.id %}\nno end\n").unwrap();
+    let write = |pages: &str| {
+        std::fs::write(
+            dir.join("catalogue.yaml"),
+            format!("catalogue:\n  release: 0.9.0-rc.9\n  extends: 0.8.0\n  pages:\n{pages}"),
+        )
+        .unwrap();
+    };
+    let out = tmp.path().join("out");
+    let docs = || {
+        mcpdesc([
+            "docs".as_ref(),
+            "--rules".as_ref(),
+            dir.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ])
+    };
+    for (pages, expected) in [
+        (
+            "    template: pages/broken.md.j2\n",
+            "catalogue.yaml:5:15: template `pages/broken.md.j2` does not parse: line 2",
+        ),
+        (
+            "    template: pages/absent.md.j2\n",
+            "catalogue.yaml:5:15: template file `pages/absent.md.j2` not found",
+        ),
+        (
+            "    url: https://example.org/{release}/{rule}/\n",
+            "catalogue.yaml:5:10: unknown placeholder `{rule}`",
+        ),
+        (
+            "    file: \"{release}/{id|upper}.md\"\n",
+            "catalogue.yaml:5:11: unknown transform `upper`",
+        ),
+        (
+            "    file: ../{id}.md\n",
+            "catalogue.yaml:5:11: a page file is a relative path below the output directory",
+        ),
+        (
+            "    front-matter: {title: \"{{ rule.title \"}\n",
+            "catalogue.yaml:5:27: the value template does not parse: line 1",
+        ),
+        (
+            "    omit: [severity, banner]\n",
+            "catalogue.yaml:5:22: unknown variant `banner`",
+        ),
+        (
+            "    colour: blue\n",
+            "catalogue.yaml:5:5: unknown field `colour`",
+        ),
+    ] {
+        write(pages);
+        let run = docs();
+        assert_eq!(run.code, Some(2), "{pages}\n{}", run.output());
+        assert!(
+            run.stderr.contains(expected),
+            "{pages}: expected `{expected}`\n{}",
+            run.output()
+        );
+        assert!(!out.exists(), "nothing is written");
+    }
+
+    // A template that parses but names a member the context does not have fails on the
+    // first page it renders; no page is written.
+    std::fs::write(dir.join("pages/typo.md.j2"), "{{ rule.titel }}\n").unwrap();
+    write("    template: pages/typo.md.j2\n");
+    let run = docs();
+    assert_eq!(run.code, Some(2), "{}", run.output());
+    assert!(
+        run.stderr.contains("release 0.9.0-rc.9, rule ")
+            && run
+                .stderr
+                .contains("the page template: line 1: undefined value"),
+        "{}",
+        run.output()
+    );
+    assert!(!out.exists(), "nothing is written");
+}

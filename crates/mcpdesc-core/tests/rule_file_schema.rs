@@ -37,10 +37,12 @@ fn every_rule_file_satisfies_the_schema() {
         .expect("the rule-file schema compiles");
     let mut checked = 0;
     let mut failures = Vec::new();
-    // The shipped release and the fictional release that extends it.
+    // The shipped release, the fictional release that extends it, and the release laid out
+    // as the specification site publishes it (its `pages` block).
     let mut stack = vec![
         workspace().join("rules"),
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/releases/fictional"),
+        workspace().join("crates/mcpdesc-cli/tests/data/releases/0.9.0-rc.3"),
     ];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap().flatten() {

@@ -167,7 +167,7 @@ fn a_misspelt_protocol_version() {
     assert_eq!(
         with(&[("{2025-03-26: applies", "{2025-03-62: applies")]),
         [
-            "a.yaml:13:20: the applicability table does not name 2025-03-26",
+            "a.yaml:13:20: the applicability table does not name 2025-03-26; name them, or give a `default` or a `since`/`until` range",
             "a.yaml:13:33: unknown protocol version `2025-03-62`; did you mean `2025-03-26`?",
         ]
     );

@@ -10,6 +10,7 @@
 //! Everything here returns plain data; rendering for a terminal is the caller's business.
 
 pub mod impact;
+pub mod layout;
 pub mod pages;
 pub mod paths;
 pub mod registry;

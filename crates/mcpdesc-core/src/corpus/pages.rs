@@ -8,15 +8,23 @@
 //! Every fact on a page comes from the rule file (and the catalogue it belongs to); example
 //! sections show the JSON selected from the example fixture. Output is deterministic: the
 //! same catalogues, fixtures and directory layout always give the same bytes. Links to rule
-//! files and fixtures are relative to the page, so they work in a checkout.
+//! files and fixtures are relative to the page, so they work in a checkout, unless the
+//! catalogue's `pages.source-links` says where the sources are published.
+//!
+//! A rule page is a MiniJinja template rendered with the context [`PageContext`]: the
+//! built-in layout (`page.md.j2`), or the release's `pages.template`. The catalogue's `pages`
+//! block also chooses each page's file and URL (see [`layout`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+
+use super::layout::{self, cell, one_line, quoted, relative_link, truncate};
 use super::{paths, CorpusError};
 use crate::document::{Document, Format, Limits, ValueRef};
-use crate::rules::file::{Applicability, Example};
+use crate::rules::file::{Applicability, Example, PageSection, PagesDef, SourceLinksDef};
 use crate::rules::releases::{describe, RetiredRule};
 use crate::rules::{Catalogue, CatalogueSet, Rule, RuleSource};
 
@@ -37,6 +45,9 @@ pub struct GeneratedFile {
 pub struct Pages {
     pub files: Vec<GeneratedFile>,
     pub warnings: Vec<String>,
+    /// Pages that could not be made (a template that fails on a rule, two rules given one
+    /// file); nothing should be written while there are any.
+    pub errors: Vec<String>,
 }
 
 /// Renders every page of every release of `set` as it would be written to `out_dir`.
@@ -44,13 +55,30 @@ pub fn generate(set: &CatalogueSet, out_dir: &Path) -> Pages {
     let mut pages = Pages::default();
     let mut warnings = Vec::new();
     for cat in set.releases() {
-        Ctx::new(set, cat, out_dir).release_pages(&mut pages.files, &mut warnings);
+        match Layout::of(cat) {
+            Ok(layout) => Ctx::new(set, cat, out_dir, &layout).release_pages(
+                &mut pages.files,
+                &mut warnings,
+                &mut pages.errors,
+            ),
+            Err(e) => pages
+                .errors
+                .push(format!("release {}: {e}", release_dir(cat))),
+        }
     }
     pages.files.push(GeneratedFile {
         path: "README.md".into(),
         contents: releases_index(set),
     });
     pages.files.sort_by(|a, b| a.path.cmp(&b.path));
+    for w in pages.files.windows(2) {
+        if w[0].path == w[1].path {
+            pages.errors.push(format!(
+                "two pages would be written to {}; make `pages.file` name each rule's page apart",
+                w[0].path
+            ));
+        }
+    }
     // A problem of an example that several releases share is one problem.
     let mut seen = BTreeSet::new();
     pages.warnings = warnings
@@ -65,23 +93,73 @@ pub fn release_dir(cat: &Catalogue) -> String {
     cat.release.version.to_string()
 }
 
-/// Where the page of rule `id` of `owner` in `release` lives below the output directory.
-pub fn page_path_of(release: &str, owner: &str, id: &str) -> String {
-    format!("{release}/{owner}/{id}.md")
+/// A rule's id without its owner prefix (`tool.interaction.x` of `mcpdesc.tool.interaction.x`).
+pub fn rule_name<'a>(owner: &str, id: &'a str) -> &'a str {
+    id.strip_prefix(owner)
+        .and_then(|rest| rest.strip_prefix('.'))
+        .unwrap_or(id)
+}
+
+/// The values of the placeholders of a page pattern.
+fn page_var(release: &str, owner: &str, id: &str, name: &str) -> Option<String> {
+    match name {
+        "release" => Some(release.to_owned()),
+        "owner" => Some(owner.to_owned()),
+        "id" => Some(id.to_owned()),
+        "name" => Some(rule_name(owner, id).to_owned()),
+        _ => None,
+    }
+}
+
+/// Where the page of rule `id` of `owner` in `release` lives below the output directory, by
+/// the page file pattern `pattern` (`pages.file`, else [`layout::DEFAULT_FILE`]).
+fn page_file(pattern: Option<&str>, release: &str, owner: &str, id: &str) -> String {
+    let pattern = pattern.unwrap_or(layout::DEFAULT_FILE);
+    layout::expand(
+        pattern,
+        &|n| page_var(release, owner, id, n),
+        layout::PAGE_PLACEHOLDERS,
+        true,
+    )
+    .unwrap_or_else(|_| format!("{release}/{owner}/{id}.md"))
+}
+
+/// The `pages` block of a release, if it has one.
+fn pages_def(cat: &Catalogue) -> Option<&PagesDef> {
+    cat.def.pages.as_deref()
+}
+
+/// Where the page of rule `id` of `owner` in release `cat` lives below the output directory.
+pub fn page_path_of(cat: &Catalogue, owner: &str, id: &str) -> String {
+    let pattern = pages_def(cat).and_then(|p| p.file.as_deref());
+    page_file(pattern, &release_dir(cat), owner, id)
 }
 
 /// Where a rule's page in `cat` lives below the output directory.
 pub fn page_path(cat: &Catalogue, rule: &Rule) -> String {
-    page_path_of(&release_dir(cat), rule.def.owner.as_str(), rule.id())
+    page_path_of(cat, rule.def.owner.as_str(), rule.id())
 }
 
-/// A rule's documentation link from a `docs-url` template: `{release}`, `{owner}` and `{id}`
-/// are replaced by the release's version, the rule's owner and its id.
+/// The URL of a rule's page: the release's `pages.url`, else its `docs-url`.
+pub fn page_url(cat: &Catalogue, owner: &str, id: &str) -> Option<String> {
+    let template = pages_def(cat)
+        .and_then(|p| p.url.as_ref())
+        .or(cat.def.docs_url.as_ref())?;
+    Some(expand_docs_url(template, &release_dir(cat), owner, id))
+}
+
+/// A rule's documentation link from a `docs-url` template: `{release}`, `{owner}`, `{id}`
+/// and `{name}` are replaced by the release's version, the rule's owner, its id and its id
+/// without the owner prefix, each optionally transformed (`{name|dots-to-hyphens}`). Other
+/// braces are kept as written.
 pub fn expand_docs_url(template: &str, release: &str, owner: &str, id: &str) -> String {
-    template
-        .replace("{release}", release)
-        .replace("{owner}", owner)
-        .replace("{id}", id)
+    layout::expand(
+        template,
+        &|n| page_var(release, owner, id, n),
+        layout::PAGE_PLACEHOLDERS,
+        true,
+    )
+    .unwrap_or_else(|_| template.to_owned())
 }
 
 /// Where each rule's documentation page lives: a template in which `{release}`, `{owner}`
@@ -311,51 +389,348 @@ fn locate(dir: &Path, source: &RuleSource) -> Located {
     Located { path, shown }
 }
 
+/// A release's page layout: its template, compiled, and the patterns of its `pages` block.
+struct Layout<'a> {
+    env: minijinja::Environment<'static>,
+    pages: Option<&'a PagesDef>,
+    /// Front-matter fields, each the name of its value's template in `env`.
+    front_matter: Vec<String>,
+    /// Whether `source` is among the default front-matter fields only when a page has a URL.
+    default_front_matter: bool,
+}
+
+/// The template name of the page body in a layout's environment.
+const PAGE: &str = "page";
+
+impl<'a> Layout<'a> {
+    fn of(cat: &'a Catalogue) -> Result<Layout<'a>, String> {
+        let pages = pages_def(cat);
+        let mut env = layout::environment();
+        let text = match pages.and_then(|p| p.template.as_deref()) {
+            Some(path) => match cat.files.get(layout::template_key(path)) {
+                Some(text) => text.to_string(),
+                None => return Err(format!("template `{path}` not found")),
+            },
+            None => layout::DEFAULT_TEMPLATE.to_owned(),
+        };
+        env.add_template_owned(PAGE, text)
+            .map_err(|e| format!("the page template: {}", layout::describe_error(&e)))?;
+        let fields: Vec<(String, String)> = match pages.and_then(|p| p.front_matter.as_ref()) {
+            Some(fm) => fm.0.clone(),
+            None => [
+                ("title", "{{ rule.title }}"),
+                ("description", "{{ page.summary }}"),
+                ("source", "{{ page.url }}"),
+            ]
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+            .collect(),
+        };
+        let mut front_matter = Vec::new();
+        for (name, value) in fields {
+            env.add_template_owned(format!("front-matter/{name}"), value)
+                .map_err(|e| format!("front matter `{name}`: {}", layout::describe_error(&e)))?;
+            front_matter.push(name);
+        }
+        Ok(Layout {
+            env,
+            pages,
+            front_matter,
+            default_front_matter: pages.and_then(|p| p.front_matter.as_ref()).is_none(),
+        })
+    }
+
+    fn links(&self) -> Option<&'a SourceLinksDef> {
+        self.pages.and_then(|p| p.source_links.as_ref())
+    }
+
+    /// Whether the built-in sections are shown, by the names a template sees.
+    fn show(&self) -> BTreeMap<&'static str, bool> {
+        let omit = self.pages.map_or(&[][..], |p| &p.omit[..]);
+        PageSection::ALL
+            .iter()
+            .map(|s| (s.key(), !omit.contains(s)))
+            .collect()
+    }
+
+    /// The front matter of a page, each value rendered with the page's context.
+    fn front_matter(&self, cx: &minijinja::Value, url: bool) -> Result<Vec<Field>, String> {
+        let mut out = Vec::new();
+        for name in &self.front_matter {
+            if self.default_front_matter && name == "source" && !url {
+                continue;
+            }
+            let value = self
+                .env
+                .get_template(&format!("front-matter/{name}"))
+                .and_then(|t| t.render(cx))
+                .map_err(|e| format!("front matter `{name}`: {}", layout::describe_error(&e)))?;
+            out.push(Field {
+                name: name.clone(),
+                value,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// What a rule page template is rendered with. Text is as written in the rule file; the
+/// template escapes it for Markdown with the filters `one_line`, `code`, `md_escape`,
+/// `list_text`, `cell` and `yaml_string` (see "Rule pages" in `docs/rule-format.md`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PageContext {
+    /// The line that marks a page as generated: only pages that carry it are ever replaced
+    /// or removed by `mcpdesc docs`.
+    pub marker: &'static str,
+    pub page: PageInfo,
+    /// The front matter, rendered from the catalogue's `pages.front-matter`.
+    pub front_matter: Vec<Field>,
+    /// Section name → whether `pages.omit` leaves it in.
+    pub show: BTreeMap<&'static str, bool>,
+    pub catalogue: CatalogueInfo,
+    pub release: ReleaseInfo,
+    pub rule: RuleInfo,
+    pub history: HistoryInfo,
+    /// One cell per protocol version, oldest first, then versions the catalogue does not
+    /// list but the rule names.
+    pub applicability: Vec<ApplicabilityCell>,
+    pub required_by: RequiredByInfo,
+    pub based_on: BasedOnInfo,
+    /// Valid examples first, then invalid ones, each in the order of the rule file.
+    pub examples: Vec<ExampleInfo>,
+    /// Where the rule is defined.
+    pub source: SourceInfo,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PageInfo {
+    /// The page's file below the output directory.
+    pub path: String,
+    /// Its URL (`pages.url`, else `docs-url`), if the catalogue gives one.
+    pub url: Option<String>,
+    /// What the page is about in one paragraph: the rule's description, or, on the page of a
+    /// retired rule, when and why it was retired.
+    pub summary: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Field {
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CatalogueInfo {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReleaseInfo {
+    pub version: String,
+    pub extends: Option<String>,
+    pub summary: Option<String>,
+    /// `pages.source-links.tag`, expanded.
+    pub tag: Option<String>,
+    /// `pages.source-links.tree`, expanded.
+    pub tree: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleInfo {
+    pub id: String,
+    /// The id without the owner prefix.
+    pub name: String,
+    pub owner: String,
+    pub title: String,
+    pub description: String,
+    pub requirement: String,
+    pub surface: String,
+    pub path: String,
+    pub kind: &'static str,
+    pub level: &'static str,
+    /// The severity of its findings (the level's, or the rule's override).
+    pub severity: &'static str,
+    pub status: &'static str,
+    pub enforcement: &'static str,
+    pub reference_codes: Vec<String>,
+    /// What the editors' fix does, in one sentence.
+    pub fix: Option<&'static str>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryInfo {
+    pub since: ReleaseRef,
+    pub changes: Vec<ChangeInfo>,
+}
+
+/// A release, with the link to the rule's page there when that release is generated too.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReleaseRef {
+    pub version: String,
+    pub link: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangeInfo {
+    pub release: ReleaseRef,
+    /// `replaced`, `applicability changed`.
+    pub kind: &'static str,
+    pub reason: String,
+    pub source: SourceInfo,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ApplicabilityCell {
+    pub version: String,
+    /// `applies`, `warns`, `not-applicable`, or `—` where the rule says nothing.
+    pub value: String,
+    /// The column's width in the built-in table.
+    pub width: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RequiredByInfo {
+    pub spec: String,
+    pub sections: Vec<String>,
+    /// `, Section 9.4`, `, Sections 9.4 and 12.5`, `, page basic/lifecycle`, or empty.
+    pub sections_phrase: String,
+    pub requirements: Vec<RequirementInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RequirementInfo {
+    pub section: String,
+    pub anchor: String,
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BasedOnInfo {
+    pub tier: u8,
+    pub label: String,
+    pub detail: String,
+    pub sources: Vec<SourceLinkInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceLinkInfo {
+    pub text: String,
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExampleInfo {
+    /// `valid` or `invalid`.
+    pub kind: &'static str,
+    pub fixture: String,
+    pub pointer: String,
+    /// `pages.source-links.fixture`, else the relative link to the fixture on disk.
+    pub link: Option<String>,
+    /// `shown` (see `json`), `no-fixtures` (the catalogue names no fixture directory),
+    /// `unreadable`, `missing-node` or `does-not-load` (see `load_error` and `source_*`).
+    pub status: &'static str,
+    /// The selected node, pretty-printed.
+    pub json: Option<String>,
+    pub load_error: Option<String>,
+    /// The start of a fixture that does not load, its language and a fence longer than any
+    /// backtick run in it.
+    pub source_text: Option<String>,
+    pub source_lang: Option<&'static str>,
+    pub source_fence: Option<String>,
+    pub source_cut: bool,
+    pub source_chars: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceInfo {
+    /// The rule file as a checkout shows it (`rules/elicitation.yaml`).
+    pub file: String,
+    /// The rule file relative to the directory of the release that wrote it.
+    pub path: String,
+    /// Relative link from the page to the file on disk.
+    pub link: Option<String>,
+    pub line: u32,
+    /// `pages.source-links.rule-file`, expanded.
+    pub url: Option<String>,
+}
+
 struct Ctx<'a> {
     set: &'a CatalogueSet,
     cat: &'a Catalogue,
+    layout: &'a Layout<'a>,
     /// The release's version, which names its directory of pages.
     release: String,
-    /// The release's directory of pages.
+    /// The output directory.
     out_dir: PathBuf,
     versions: Vec<&'a str>,
+    /// `pages.source-links.tag`, expanded.
+    tag: Option<String>,
 }
 
 impl<'a> Ctx<'a> {
-    fn new(set: &'a CatalogueSet, cat: &'a Catalogue, out_dir: &Path) -> Ctx<'a> {
+    fn new(
+        set: &'a CatalogueSet,
+        cat: &'a Catalogue,
+        out_dir: &Path,
+        layout: &'a Layout<'a>,
+    ) -> Ctx<'a> {
         let release = release_dir(cat);
+        let tag = layout
+            .links()
+            .and_then(|l| l.tag.as_deref())
+            .map(|t| expand_link(t, &|n| (n == "release").then(|| release.clone())));
         Ctx {
             set,
             cat,
-            out_dir: out_dir.join(&release),
+            layout,
+            out_dir: out_dir.to_path_buf(),
             release,
             versions: cat.versions.iter().map(|(_, n)| n).collect(),
+            tag,
         }
     }
 
     /// Every page of this release.
-    fn release_pages(&self, files: &mut Vec<GeneratedFile>, warnings: &mut Vec<String>) {
+    fn release_pages(
+        &self,
+        files: &mut Vec<GeneratedFile>,
+        warnings: &mut Vec<String>,
+        errors: &mut Vec<String>,
+    ) {
         let cat = self.cat;
         let mut rules: Vec<&Rule> = cat.rules.iter().map(|r| &**r).collect();
         rules.sort_by(|a, b| a.id().cmp(b.id()));
         let mut owners: BTreeMap<&str, Vec<&Rule>> = BTreeMap::new();
+        let mut push = |path: String, page: Result<String, String>, id: &str| match page {
+            Ok(contents) if layout::is_relative_file(&path) => {
+                files.push(GeneratedFile { path, contents })
+            }
+            Ok(_) => errors.push(format!(
+                "release {}, rule {id}: the page file `{path}` is not below the output directory",
+                self.release
+            )),
+            Err(e) => errors.push(format!("release {}, rule {id}: {e}", self.release)),
+        };
         for rule in &rules {
             owners
                 .entry(rule.def.owner.as_str())
                 .or_default()
                 .push(rule);
-            files.push(GeneratedFile {
-                path: page_path(cat, rule),
-                contents: self.rule_page(rule, warnings),
-            });
+            push(
+                page_path(cat, rule),
+                self.rule_page(rule, warnings),
+                rule.id(),
+            );
         }
         for retired in &cat.retired {
             // A rule retired here and added again later has its own page.
             if cat.rule(retired.rule.id()).is_none() {
-                files.push(GeneratedFile {
-                    path: page_path(cat, &retired.rule),
-                    contents: self.retired_page(retired),
-                });
+                push(
+                    page_path(cat, &retired.rule),
+                    self.retired_page(retired),
+                    retired.rule.id(),
+                );
             }
         }
         for (owner, rules) in &owners {
@@ -382,87 +757,229 @@ impl<'a> Ctx<'a> {
             .unwrap_or_else(|| PathBuf::from(crate::rules::embedded::RULES_DIR))
     }
 
-    /// A link from the page of `owner` to `target` on disk.
-    fn link_from_owner_dir(&self, owner: &str, target: &Path) -> Option<String> {
-        paths::relative(&self.out_dir.join(owner), target)
+    /// The directory on disk of the page of rule `id` of `owner`.
+    fn page_dir(&self, owner: &str, id: &str) -> PathBuf {
+        let file = page_path_of(self.cat, owner, id);
+        self.out_dir.join(layout::parent(&file))
     }
 
-    /// `[`shown`](link#Lline), line N.` for a source written by release `version`.
-    fn source_link(&self, owner: &str, version: &semver::Version, source: &RuleSource) -> String {
-        let found = locate(&self.dir_of(version), source);
-        let line = source.line;
-        match self.link_from_owner_dir(owner, &found.path) {
-            Some(link) => format!("[`{}`]({link}#L{line}), line {line}", found.shown),
-            None => format!("`{}`, line {line}", found.shown),
+    /// The value of a placeholder of a source-link pattern on the page of `owner`'s `id`.
+    fn link_var(&self, owner: &str, id: &str, name: &str) -> Option<String> {
+        match name {
+            "tag" => self.tag.clone(),
+            _ => page_var(&self.release, owner, id, name),
         }
     }
 
-    /// A release's version, linked to the page of rule `id` of `owner` there when that
+    /// Where rule `id` of `owner` is defined (or changed), as written by release `version`.
+    fn source_info(
+        &self,
+        owner: &str,
+        id: &str,
+        version: &semver::Version,
+        source: &RuleSource,
+    ) -> SourceInfo {
+        let dir = self.dir_of(version);
+        let found = locate(&dir, source);
+        let path = match paths::relative(&dir, &found.path) {
+            Some(rel) if paths::contains(&dir, &found.path) => rel,
+            _ => source.file.clone(),
+        };
+        let line = source.line;
+        let url = self
+            .layout
+            .links()
+            .and_then(|l| l.rule_file.as_deref())
+            .map(|p| {
+                expand_link(p, &|n| match n {
+                    "file" => Some(path.clone()),
+                    "line" => Some(line.to_string()),
+                    _ => self.link_var(owner, id, n),
+                })
+            });
+        SourceInfo {
+            link: paths::relative(&self.page_dir(owner, id), &found.path),
+            file: found.shown,
+            path,
+            line,
+            url,
+        }
+    }
+
+    /// A release's version, with a link to the page of rule `id` of `owner` there when that
     /// release is another one of the set (pages of the set are generated side by side).
-    fn release_link(&self, version: &semver::Version, owner: &str, id: &str) -> String {
+    fn release_ref(&self, version: &semver::Version, owner: &str, id: &str) -> ReleaseRef {
         let other = self
             .set
             .releases()
             .iter()
             .find(|c| &c.release.version == version)
             .filter(|c| c.release.version != self.cat.release.version);
-        match other {
-            Some(c) if c.rule(id).is_some() => format!(
-                "[{version}](../../{})",
-                page_path_of(&release_dir(c), owner, id)
-            ),
-            _ => version.to_string(),
+        let link = match other {
+            Some(c) if c.rule(id).is_some() => {
+                let here = page_path_of(self.cat, owner, id);
+                Some(relative_link(
+                    layout::parent(&here),
+                    &page_path_of(c, owner, id),
+                ))
+            }
+            _ => None,
+        };
+        ReleaseRef {
+            version: version.to_string(),
+            link,
         }
     }
 
-    /// The front matter and the title of a page.
-    fn head(&self, o: &mut String, rule: &Rule, description: &str) {
+    fn history_info(&self, rule: &Rule) -> HistoryInfo {
         let d = &rule.def;
+        let owner = d.owner.as_str();
+        let h = &rule.history;
+        HistoryInfo {
+            since: self.release_ref(&h.since, owner, &d.id),
+            changes: h
+                .changes
+                .iter()
+                .map(|c| ChangeInfo {
+                    release: self.release_ref(&c.release, owner, &d.id),
+                    kind: c.kind.as_str(),
+                    reason: c.reason.clone(),
+                    source: self.source_info(owner, &d.id, &c.release, &c.source),
+                })
+                .collect(),
+        }
+    }
+
+    /// The context of the page of `rule`; `summary` says what the page is about.
+    fn context(
+        &self,
+        rule: &Rule,
+        summary: String,
+        examples: Vec<ExampleInfo>,
+    ) -> Result<PageContext, String> {
+        let d = &rule.def;
+        let owner = d.owner.as_str();
+        let cat = self.cat;
+        let url = page_url(cat, owner, &d.id);
+        let tree = self
+            .layout
+            .links()
+            .and_then(|l| l.tree.as_deref())
+            .map(|p| expand_link(p, &|n| self.link_var(owner, &d.id, n)));
+        let rb = &d.required_by;
+        let b = &d.based_on;
+        let mut cx = PageContext {
+            marker: MARKER,
+            page: PageInfo {
+                path: page_path(cat, rule),
+                url: url.clone(),
+                summary,
+            },
+            front_matter: Vec::new(),
+            show: self.layout.show(),
+            catalogue: CatalogueInfo {
+                name: cat.def.name.clone(),
+            },
+            release: ReleaseInfo {
+                version: self.release.clone(),
+                extends: cat.release.extends.as_ref().map(|v| v.to_string()),
+                summary: cat.release.summary.clone(),
+                tag: self.tag.clone(),
+                tree,
+            },
+            rule: RuleInfo {
+                id: d.id.clone(),
+                name: rule_name(owner, &d.id).to_owned(),
+                owner: owner.to_owned(),
+                title: d.title.clone(),
+                description: d.description.clone(),
+                requirement: d.requirement.clone(),
+                surface: d.surface.text().to_owned(),
+                path: d.path.clone(),
+                kind: d.kind.as_str(),
+                level: d.level.as_str(),
+                severity: rule.severity.as_str(),
+                status: d.status.as_str(),
+                enforcement: d.enforcement.as_str(),
+                reference_codes: d.reference_codes.clone(),
+                fix: d.fix.as_ref().map(|f| f.kind.describe()),
+                notes: d.notes.clone(),
+            },
+            history: self.history_info(rule),
+            applicability: self.applicability(rule),
+            required_by: RequiredByInfo {
+                spec: rb.spec.clone(),
+                sections: rb.sections.clone(),
+                sections_phrase: sections_phrase(&rb.sections),
+                requirements: rb
+                    .requirements
+                    .iter()
+                    .map(|r| RequirementInfo {
+                        section: r.section.clone(),
+                        anchor: r.anchor.clone(),
+                        url: r.url.clone(),
+                    })
+                    .collect(),
+            },
+            based_on: BasedOnInfo {
+                tier: b.tier,
+                label: b.label.clone(),
+                detail: b.detail.clone(),
+                sources: b
+                    .sources
+                    .iter()
+                    .map(|s| SourceLinkInfo {
+                        text: s.text.clone(),
+                        url: s.url.clone(),
+                    })
+                    .collect(),
+            },
+            examples,
+            source: self.source_info(owner, &d.id, &rule.history.defined_in, &rule.source),
+        };
+        let value = minijinja::Value::from(minijinja::value::Serde(&cx));
+        cx.front_matter = self.layout.front_matter(&value, url.is_some())?;
+        Ok(cx)
+    }
+
+    /// The front matter and the title of a page built into this crate (retired rules).
+    fn head(&self, o: &mut String, cx: &PageContext) {
         let _ = writeln!(o, "---");
-        let _ = writeln!(o, "title: {}", quoted(&d.title));
-        let _ = writeln!(o, "description: {}", quoted(description));
-        if let Some(template) = &self.cat.def.docs_url {
-            let url = expand_docs_url(template, &self.release, d.owner.as_str(), &d.id);
-            let _ = writeln!(o, "source: {}", quoted(&url));
+        for f in &cx.front_matter {
+            let _ = writeln!(o, "{}: {}", f.name, quoted(&f.value));
         }
         let _ = writeln!(o, "---");
         let _ = writeln!(o);
         let _ = writeln!(o, "{MARKER}");
         let _ = writeln!(o);
-        let _ = writeln!(o, "# {}", one_line(&d.title));
+        let _ = writeln!(o, "# {}", one_line(&cx.rule.title));
         let _ = writeln!(o);
     }
 
-    /// The bullets of a rule's history: since when it exists, and each later change.
-    fn history(&self, rule: &Rule) -> String {
-        let d = &rule.def;
-        let owner = d.owner.as_str();
-        let h = &rule.history;
-        let mut o = format!("* Since {}.\n", self.release_link(&h.since, owner, &d.id));
-        for c in &h.changes {
-            let _ = writeln!(
-                o,
-                "* {}, {}: {} ({}.)",
-                self.release_link(&c.release, owner, &d.id),
-                c.kind.as_str(),
-                one_line(&c.reason),
-                self.source_link(owner, &c.release, &c.source)
-            );
+    /// `[`shown`](link#Lline), line N` for a source.
+    fn source_ref(s: &SourceInfo) -> String {
+        match &s.link {
+            Some(link) => format!("[`{}`]({link}#L{}), line {}", s.file, s.line, s.line),
+            None => format!("`{}`, line {}", s.file, s.line),
         }
-        o
     }
 
-    fn retired_page(&self, retired: &RetiredRule) -> String {
+    fn release_ref_text(r: &ReleaseRef) -> String {
+        match &r.link {
+            Some(link) => format!("[{}]({link})", r.version),
+            None => r.version.clone(),
+        }
+    }
+
+    fn retired_page(&self, retired: &RetiredRule) -> Result<String, String> {
         let rule = &retired.rule;
         let d = &rule.def;
         let owner = d.owner.as_str();
         let mut o = String::new();
         let reason = one_line(&retired.reason);
-        self.head(
-            &mut o,
-            rule,
-            &format!("Retired in release {}: {reason}", retired.release),
-        );
+        let summary = format!("Retired in release {}: {reason}", retired.release);
+        let cx = self.context(rule, summary, Vec::new())?;
+        self.head(&mut o, &cx);
         if retired.release == self.cat.release.version {
             let _ = writeln!(
                 o,
@@ -485,153 +1002,64 @@ impl<'a> Ctx<'a> {
             .and_then(|i| i.checked_sub(1))
             .map(|i| &lineage[i].version);
         if let Some(last) = last {
+            let there = match self
+                .set
+                .releases()
+                .iter()
+                .find(|c| &c.release.version == last)
+            {
+                Some(c) => page_path_of(c, owner, &d.id),
+                None => page_file(None, &last.to_string(), owner, &d.id),
+            };
+            let here = page_path_of(self.cat, owner, &d.id);
             let _ = writeln!(
                 o,
-                "It last existed in release {last}: [its page there](../../{}).",
-                page_path_of(&last.to_string(), owner, &d.id)
+                "It last existed in release {last}: [its page there]({}).",
+                relative_link(layout::parent(&here), &there)
             );
         }
         let _ = writeln!(o, "\n## Release history\n");
-        o.push_str(&self.history(rule));
+        let h = &cx.history;
+        let _ = writeln!(o, "* Since {}.", Self::release_ref_text(&h.since));
+        for c in &h.changes {
+            let _ = writeln!(
+                o,
+                "* {}, {}: {} ({}.)",
+                Self::release_ref_text(&c.release),
+                c.kind,
+                one_line(&c.reason),
+                Self::source_ref(&c.source)
+            );
+        }
+        let source = self.source_info(owner, &d.id, &retired.release, &retired.source);
         let _ = writeln!(
             o,
             "* {}, retired: {reason} ({}.)",
             retired.release,
-            self.source_link(owner, &retired.release, &retired.source)
+            Self::source_ref(&source)
         );
-        o
+        Ok(o)
     }
 
-    fn rule_page(&self, rule: &Rule, warnings: &mut Vec<String>) -> String {
+    fn rule_page(&self, rule: &Rule, warnings: &mut Vec<String>) -> Result<String, String> {
         let d = &rule.def;
-        let owner = d.owner.as_str();
-        let mut o = String::new();
-        self.head(&mut o, rule, d.description.trim());
-        let _ = writeln!(o, "{}", d.description.trim());
-
-        let _ = writeln!(o, "\n## Requirement\n");
-        let _ = writeln!(o, "{}", d.requirement.trim());
-
-        let _ = writeln!(o, "\n## Details\n");
-        let mut details = vec![
-            format!("**Rule ID:** `{}`", d.id),
-            format!("**Release:** {}", self.release),
-            format!("**Owner:** {owner}"),
-            format!(
-                "**Surface:** {} · **Path:** {}",
-                one_line(d.surface.text()),
-                code(&d.path)
-            ),
-            format!("**Kind:** {}", d.kind.as_str()),
-            format!("**Requirement level:** {}", d.level.as_str()),
-            format!("**Severity:** {}", rule.severity.as_str()),
-            format!(
-                "**Status:** {} · **Enforcement:** {}",
-                d.status.as_str(),
-                d.enforcement.as_str()
-            ),
-        ];
-        if !d.reference_codes.is_empty() {
-            details.push(format!(
-                "**Reference validator codes:** {}",
-                d.reference_codes
-                    .iter()
-                    .map(|c| code(c))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        if let Some(fix) = &d.fix {
-            details.push(format!(
-                "**Fix offered by editors:** {}",
-                fix.kind.describe()
-            ));
-        }
-        let _ = writeln!(o, "{}", details.join("  \n"));
-
-        let _ = writeln!(o, "\n## Release history\n");
-        o.push_str(&self.history(rule));
-
-        let _ = writeln!(o, "\n## Protocol version applicability\n");
-        o.push_str(&self.applicability_table(rule));
-
-        let _ = writeln!(o, "\n## Required by\n");
-        let rb = &d.required_by;
-        let reqs = &rb.requirements;
-        let _ = write!(
-            o,
-            "* **{}{}**",
-            one_line(&rb.spec),
-            sections_phrase(&rb.sections)
-        );
-        if reqs.is_empty() {
-            let _ = writeln!(o);
-        } else {
-            let _ = writeln!(o, "  ");
-            for r in reqs {
-                let anchor = match &r.url {
-                    Some(url) => format!("[{}]({url})", escape_md(&r.anchor)),
-                    None => escape_md(&r.anchor),
-                };
-                let _ = writeln!(o, "  * {}: {anchor}", list_text(&r.section));
-            }
-        }
-
-        let _ = writeln!(o, "\n## Based on\n");
-        let b = &d.based_on;
-        let _ = write!(
-            o,
-            "* **Tier {} — {}:** {}",
-            b.tier,
-            one_line(&b.label),
-            one_line(&b.detail)
-        );
-        if b.sources.is_empty() {
-            let _ = writeln!(o);
-        } else {
-            let _ = writeln!(o, "  ");
-            for s in &b.sources {
-                match &s.url {
-                    Some(url) => {
-                        let _ = writeln!(o, "  * [{}]({url})", escape_md(&one_line(&s.text)));
-                    }
-                    None => {
-                        let _ = writeln!(o, "  * {}", one_line(&s.text));
-                    }
-                }
-            }
-        }
-        for note in &d.notes {
-            let _ = writeln!(o, "\n{}", note.trim());
-        }
-
-        let _ = writeln!(o, "\n## Examples");
-        let all = d
+        let examples = d
             .examples
             .valid
             .iter()
-            .map(|e| ("Valid", e))
-            .chain(d.examples.invalid.iter().map(|e| ("Invalid", e)));
-        let mut any = false;
-        for (kind, ex) in all {
-            any = true;
-            let _ = writeln!(o, "\n### {kind} example\n");
-            o.push_str(&self.example(rule, ex, warnings));
-        }
-        if !any {
-            let _ = writeln!(o, "\nThe rule declares no examples.");
-        }
-
-        let _ = writeln!(o, "\n## Rule source\n");
-        let _ = writeln!(
-            o,
-            "{}.",
-            self.source_link(owner, &rule.history.defined_in, &rule.source)
-        );
-        o
+            .map(|e| ("valid", e))
+            .chain(d.examples.invalid.iter().map(|e| ("invalid", e)))
+            .map(|(kind, ex)| self.example(rule, kind, ex, warnings))
+            .collect();
+        let cx = self.context(rule, d.description.trim().to_owned(), examples)?;
+        self.layout
+            .env
+            .get_template(PAGE)
+            .and_then(|t| t.render(minijinja::value::Serde(&cx)))
+            .map_err(|e| format!("the page template: {}", layout::describe_error(&e)))
     }
 
-    fn applicability_table(&self, rule: &Rule) -> String {
+    fn applicability(&self, rule: &Rule) -> Vec<ApplicabilityCell> {
         let mut columns: Vec<(String, String)> = self
             .versions
             .iter()
@@ -645,45 +1073,59 @@ impl<'a> Ctx<'a> {
                 columns.push((v.clone(), a.as_str().to_owned()));
             }
         }
-        let widths: Vec<usize> = columns
-            .iter()
-            .map(|(h, c)| h.chars().count().max(c.chars().count()).max(3))
-            .collect();
-        let row = |cells: Vec<String>| -> String {
-            let padded: Vec<String> = cells
-                .iter()
-                .zip(&widths)
-                .map(|(c, w)| format!("{c:<w$}"))
-                .collect();
-            format!("| {} |\n", padded.join(" | "))
-        };
-        let mut out = row(columns.iter().map(|(h, _)| h.clone()).collect());
-        out.push_str(&row(widths.iter().map(|w| "-".repeat(*w)).collect()));
-        out.push_str(&row(columns.iter().map(|(_, c)| c.clone()).collect()));
-        out
+        columns
+            .into_iter()
+            .map(|(version, value)| ApplicabilityCell {
+                width: version.chars().count().max(value.chars().count()).max(3),
+                version,
+                value,
+            })
+            .collect()
     }
 
-    fn example(&self, rule: &Rule, ex: &Example, warnings: &mut Vec<String>) -> String {
+    fn example(
+        &self,
+        rule: &Rule,
+        kind: &'static str,
+        ex: &Example,
+        warnings: &mut Vec<String>,
+    ) -> ExampleInfo {
         let owner = rule.def.owner.as_str();
-        let selected = if ex.pointer.is_empty() {
-            "`\"\"` (the whole document)".to_owned()
-        } else {
-            code(&ex.pointer)
+        let mut info = ExampleInfo {
+            kind,
+            fixture: ex.fixture.clone(),
+            pointer: ex.pointer.clone(),
+            link: None,
+            status: "shown",
+            json: None,
+            load_error: None,
+            source_text: None,
+            source_lang: None,
+            source_fence: None,
+            source_cut: false,
+            source_chars: MAX_SOURCE_CHARS,
         };
+        let published = self
+            .layout
+            .links()
+            .and_then(|l| l.fixture.as_deref())
+            .map(|p| {
+                expand_link(p, &|n| match n {
+                    "fixture" => Some(ex.fixture.clone()),
+                    _ => self.link_var(owner, rule.id(), n),
+                })
+            });
         let Some(dir) = &self.cat.fixtures_dir_of(rule) else {
             warnings.push(format!(
                 "{}: example {} cannot be shown: the catalogue names no fixture directory",
                 rule.id(),
                 ex.fixture
             ));
-            return format!("Source: {} · Selected: {selected}\n", code(&ex.fixture));
+            info.status = "no-fixtures";
+            return info;
         };
         let path = dir.join(&ex.fixture);
-        let source = match self.link_from_owner_dir(owner, &path) {
-            Some(link) => format!("[{}]({link})", escape_md(&ex.fixture)),
-            None => code(&ex.fixture),
-        };
-        let mut o = format!("Source: {source} · Selected: {selected}\n\n");
+        info.link = published.or_else(|| paths::relative(&self.page_dir(owner, rule.id()), &path));
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) => {
@@ -692,16 +1134,14 @@ impl<'a> Ctx<'a> {
                     rule.id(),
                     ex.fixture
                 ));
-                o.push_str("_The fixture cannot be read._\n");
-                return o;
+                info.status = "unreadable";
+                return info;
             }
         };
         let format = Format::from_path(&path.to_string_lossy());
         match Document::parse(&bytes, format, &Limits::default()) {
             Ok(doc) => match doc.root().pointer(&ex.pointer) {
-                Some(v) => {
-                    let _ = writeln!(o, "```json\n{}\n```", pretty(v));
-                }
+                Some(v) => info.json = Some(pretty(v)),
                 None => {
                     warnings.push(format!(
                         "{}: example pointer {} does not exist in {}",
@@ -709,7 +1149,7 @@ impl<'a> Ctx<'a> {
                         ex.pointer,
                         ex.fixture
                     ));
-                    o.push_str("_The selected node does not exist in the fixture._\n");
+                    info.status = "missing-node";
                 }
             },
             Err(e) => {
@@ -721,15 +1161,15 @@ impl<'a> Ctx<'a> {
                 };
                 let text = String::from_utf8_lossy(&bytes);
                 let (shown, cut) = truncate(text.trim_end(), MAX_SOURCE_CHARS);
-                let fence = fence_for(shown);
-                let _ = writeln!(
-                    o,
-                    "The fixture does not load ({e}); its source{}:\n\n{fence}{lang}\n{shown}\n{fence}",
-                    if cut { format!(", first {MAX_SOURCE_CHARS} characters") } else { String::new() }
-                );
+                info.status = "does-not-load";
+                info.load_error = Some(e.to_string());
+                info.source_fence = Some(fence_for(shown));
+                info.source_text = Some(shown.to_owned());
+                info.source_lang = Some(lang);
+                info.source_cut = cut;
             }
         }
-        o
+        info
     }
 
     /// What this release changed in the release it extends (nothing for a first release),
@@ -738,7 +1178,12 @@ impl<'a> Ctx<'a> {
         let mut o = String::new();
         let cat = self.cat;
         let version = &cat.release.version;
-        let link = |owner: &str, id: &str| format!("[`{id}`]({owner}/{id}.md)");
+        let link = |owner: &str, id: &str| {
+            format!(
+                "[`{id}`]({})",
+                relative_link(&self.release, &page_path_of(cat, owner, id))
+            )
+        };
         let mut rows: Vec<(String, &str, String)> = Vec::new();
         for r in &cat.rules {
             let (owner, id) = (r.def.owner.as_str(), r.id());
@@ -860,10 +1305,11 @@ impl<'a> Ctx<'a> {
             );
             for r in rs {
                 let d = &r.def;
-                let link = match owner {
-                    Some(_) => format!("{}.md", d.id),
-                    None => format!("{}/{}.md", d.owner.as_str(), d.id),
+                let from = match owner {
+                    Some(owner) => format!("{release}/{owner}"),
+                    None => release.clone(),
                 };
+                let link = relative_link(&from, &page_path_of(self.cat, d.owner.as_str(), &d.id));
                 let mut cells = vec![format!("[`{}`]({link})", d.id), cell(&d.title)];
                 if owner.is_none() {
                     cells.push(d.owner.as_str().to_owned());
@@ -891,14 +1337,6 @@ impl<'a> Ctx<'a> {
 /// How much of a fixture that does not load a page shows.
 const MAX_SOURCE_CHARS: usize = 4000;
 
-/// At most `max` characters of `s`, and whether anything was cut.
-fn truncate(s: &str, max: usize) -> (&str, bool) {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => (&s[..i], true),
-        None => (s, false),
-    }
-}
-
 /// The last component of a directory, for display (`rules`).
 fn dir_name(dir: &Path) -> String {
     paths::absolute(dir)
@@ -922,6 +1360,12 @@ fn sections_phrase(sections: &[String]) -> String {
     }
 }
 
+/// A source-link pattern expanded with `value`; placeholders without a value are kept.
+fn expand_link(pattern: &str, value: &dyn Fn(&str) -> Option<String>) -> String {
+    layout::expand(pattern, value, layout::LINK_PLACEHOLDERS, true)
+        .unwrap_or_else(|_| pattern.to_owned())
+}
+
 fn pretty(v: ValueRef<'_>) -> String {
     serde_json::to_string_pretty(&v).unwrap_or_default()
 }
@@ -941,49 +1385,6 @@ fn fence_for(text: &str) -> String {
     "`".repeat((longest + 1).max(3))
 }
 
-/// A JSON string, which is also a YAML double-quoted scalar.
-fn quoted(s: &str) -> String {
-    serde_json::to_string(&one_line(s)).unwrap_or_default()
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Inline code that survives backticks in the text.
-fn code(s: &str) -> String {
-    let s = one_line(s);
-    if s.is_empty() {
-        return "`\"\"`".into();
-    }
-    let fence = if s.contains('`') { "`` " } else { "`" };
-    let close = if s.contains('`') { " ``" } else { "`" };
-    format!("{fence}{s}{close}")
-}
-
-/// Escapes the characters that would change link text.
-fn escape_md(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('[', "\\[")
-        .replace(']', "\\]")
-}
-
-/// Text at the start of a list item: a leading `12.` would open an ordered list.
-fn list_text(s: &str) -> String {
-    let s = one_line(s);
-    let digits = s.chars().take_while(char::is_ascii_digit).count();
-    if digits > 0 && s[digits..].starts_with('.') {
-        format!("{}\\{}", &s[..digits], &s[digits..])
-    } else {
-        s
-    }
-}
-
-/// Text inside a table cell.
-fn cell(s: &str) -> String {
-    one_line(s).replace('|', "\\|")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -999,11 +1400,6 @@ mod tests {
             sections_phrase(&["3.2".into(), "3.3".into(), "16.1".into()]),
             ", Sections 3.2, 3.3 and 16.1"
         );
-        assert_eq!(list_text("12. Elicitation"), "12\\. Elicitation");
-        assert_eq!(list_text("Tools"), "Tools");
-        assert_eq!(code("a`b"), "`` a`b ``");
         assert_eq!(fence_for("x ```` y"), "`````");
-        assert_eq!(truncate("héllo", 2), ("hé", true));
-        assert_eq!(truncate("hé", 2), ("hé", false));
     }
 }

@@ -114,6 +114,9 @@ pub(super) fn compile(
         );
     }
     let (def, versions, serves, scope, references, paths) = compile_catalogue(cat_file, problems)?;
+    if let Some(pages) = &def.pages {
+        super::file_pages::check(pages, &others, cat_file, problems);
+    }
     let version = match release_version(&def) {
         Ok((v, _)) => v,
         Err(message) => {

@@ -278,6 +278,9 @@ fn extend(
     if rdef.docs_url.is_some() {
         def.docs_url = rdef.docs_url.clone();
     }
+    if rdef.pages.is_some() {
+        def.pages = rdef.pages.clone();
+    }
     let fixtures = match &rdef.fixtures {
         Some(rel) => Some(super::resolve_fixtures(
             group.dir.as_ref().or(group.embedded_dir.as_ref()),
@@ -294,6 +297,10 @@ fn extend(
 
     let mut others = (*base.files).clone();
     others.extend(group.others.iter().map(|(k, v)| (k.clone(), v.clone())));
+    // An inherited `pages` block was checked with its own release.
+    if let Some(pages) = &rdef.pages {
+        super::file_pages::check(pages, &others, cat_file, problems);
+    }
     let versions = added_versions(base, &rdef, cat_file, problems);
     for added in &rdef.add_protocol_versions {
         def.protocol_versions.push(added.version.clone());

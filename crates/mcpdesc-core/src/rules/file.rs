@@ -9,6 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::document::{Kind, ValueRef};
 
+pub use super::file_pages::{FrontMatter, PageSection, PagesDef, SourceLinksDef};
+
 /// One YAML file under the rules directory: the catalogue, rules, or both.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -73,6 +75,9 @@ pub struct ReleaseDef {
     /// like a version of the base unless a rule says otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub add_protocol_versions: Vec<AddedVersion>,
+    /// How `mcpdesc docs` lays out the rule pages (default: the base's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<Box<PagesDef>>,
 }
 
 /// A protocol version a release adds.
@@ -322,6 +327,10 @@ pub struct CatalogueDef {
     /// `{owner}` and `{id}` are substituted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docs_url: Option<String>,
+    /// How `mcpdesc docs` lays out the rule pages: template, page URLs and files, source
+    /// links, front matter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<Box<PagesDef>>,
     /// In-document references the engine replaces by their targets before any rule runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub references: Option<ReferencesDef>,

@@ -129,8 +129,8 @@ impl RuleSet {
         }
     }
 
-    /// Every file below `dir` (rule files are `*.yaml` / `*.yml`; other files, such as JSON
-    /// schemas, are available to checks by relative path).
+    /// Every file below `dir` (rule files are `*.yaml` / `*.yml`; other files, JSON schemas
+    /// and page templates (`*.j2`, `*.jinja`), are available by relative path).
     pub fn from_dir(dir: &Path) -> Result<RuleSet, RuleLoadError> {
         RuleSet::from_dirs(&[dir.to_path_buf()])
     }
@@ -359,6 +359,11 @@ fn releases_of(root: &Root, several: bool, problems: &mut Problems) -> Vec<Relea
     groups
 }
 
+/// A page template (`pages.template` of a catalogue).
+fn is_template(path: &str) -> bool {
+    path.ends_with(".j2") || path.ends_with(".jinja")
+}
+
 fn is_rule_file(path: &str) -> bool {
     path.ends_with(".yaml") || path.ends_with(".yml")
 }
@@ -397,7 +402,8 @@ fn read_dir(
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join("/");
-        let wanted = is_rule_file(&rel) || rel.ends_with(".json");
+        // Page templates are read as text for `pages.template`, never as rule files.
+        let wanted = is_rule_file(&rel) || rel.ends_with(".json") || is_template(&rel);
         if !wanted {
             continue;
         }

@@ -6,6 +6,7 @@ mod compile;
 pub(crate) mod embedded;
 mod extend;
 pub mod file;
+mod file_pages;
 mod load;
 pub mod releases;
 pub mod schema;
