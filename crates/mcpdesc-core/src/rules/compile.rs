@@ -547,7 +547,12 @@ impl RuleCompiler<'_> {
         let message = self.template(
             &def.message,
             "/message",
-            checks.iter().flat_map(|c| params_of(c.name)),
+            // Every named check's placeholders, compiled or not: a check with a problem of its
+            // own would otherwise make the message's placeholders look unknown too.
+            def.then
+                .iter()
+                .filter_map(|m| m.get("check").and_then(Value::as_str))
+                .flat_map(params_of),
         );
         for (i, ex) in def
             .examples
