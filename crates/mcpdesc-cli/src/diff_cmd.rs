@@ -225,6 +225,20 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         let _ = writeln!(o, "### Catalogue changed\n");
         field_table(&mut o, &c.catalogue);
     }
+    if !c.versions_added.is_empty() {
+        let _ = writeln!(o, "### Protocol versions added\n");
+        for v in &c.versions_added {
+            let _ = writeln!(
+                o,
+                "- `{}`, as `{}`: {} rules take it as they take `{}`, with no other change.",
+                escape(&v.version),
+                escape(&v.like),
+                v.rules,
+                escape(&v.like)
+            );
+        }
+        let _ = writeln!(o);
+    }
     if !c.added.is_empty() {
         let _ = writeln!(o, "### Rules added\n");
         for r in &c.added {
@@ -245,7 +259,7 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         let _ = writeln!(o);
     }
     if !c.replaced.is_empty() {
-        let _ = writeln!(o, "### Rules replaced\n");
+        let _ = writeln!(o, "### Rules replaced or amended\n");
         for r in &c.replaced {
             let _ = writeln!(o, "#### `{}` — {}\n", escape(&r.id), cell(&r.title));
             reasons(&mut o, &r.reasons);

@@ -351,7 +351,7 @@ fn the_markdown_names_the_releases_and_the_reasons() {
         "### Rules added",
         &format!("- `{ADDED}` — "),
         "added in 0.9.0-fictional.1",
-        "### Rules replaced",
+        "### Rules replaced or amended",
         &format!("#### `{REPLACED}` — "),
         "- Replaced in 0.9.0-fictional.1",
         "a version in another scheme is an error instead of a warning.",

@@ -241,9 +241,10 @@ impl VersionList {
             .collect()
     }
 
-    /// The versions from `from` on, for text: `2026-07-28`, or `2026-07-28 to 2026-12-15`.
-    pub fn describe_since(&self, from: Version) -> String {
-        let names = self.names(self.since(from));
+    /// The versions of `within` from `from` on, for text: `2026-07-28`, or `2026-07-28 to
+    /// 2026-12-15` (`from` itself when `within` has none of them).
+    pub fn describe_since(&self, from: Version, within: VersionSet) -> String {
+        let names = self.names(self.since(from).intersection(within));
         match names.as_slice() {
             [] => self.name(from).to_owned(),
             [one] => one.clone(),
@@ -291,7 +292,8 @@ mod tests {
         let named: VersionSet = [c, e].into_iter().collect();
         assert_eq!(list.names(list.listed(named)), vec!["c", "e"]);
         assert_eq!(list.names(list.extend(VersionSet::single(a))), vec!["a"]);
-        assert_eq!(list.describe_since(c), "c to d");
-        assert_eq!(list.describe_since(a), "a to e");
+        assert_eq!(list.describe_since(c, list.all()), "c to d");
+        assert_eq!(list.describe_since(a, list.all()), "a to e");
+        assert_eq!(list.describe_since(c, VersionSet::single(c)), "c");
     }
 }

@@ -143,6 +143,21 @@ pub struct CatalogueChanges {
     #[serde(rename = "applicabilityChanged")]
     pub applicability_changed: Vec<ApplicabilityRuleChange>,
     pub retired: Vec<RetiredRuleChange>,
+    /// Protocol versions the new catalogue adds, each behaving like one of the old's. Every
+    /// rule both catalogues have takes the new version as it takes that one; only rules that
+    /// differ otherwise (or for the new version) are listed in the other lists.
+    #[serde(rename = "versionsAdded")]
+    pub versions_added: Vec<VersionAdded>,
+}
+
+/// A protocol version the new catalogue adds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VersionAdded {
+    pub version: String,
+    /// The version it behaves like.
+    pub like: String,
+    /// How many rules of both catalogues take it as they take `like`, with no other change.
+    pub rules: usize,
 }
 
 impl CatalogueChanges {
@@ -179,6 +194,19 @@ pub fn compare_catalogues(old: &Catalogue, new: &Catalogue) -> CatalogueChanges 
         catalogue: diff_values(&to_value(&old.def), &to_value(&new.def)),
         ..CatalogueChanges::default()
     };
+    // Versions the new catalogue adds, by name, with the name of the version each behaves like.
+    let added: Vec<(String, String)> = new
+        .versions
+        .iter()
+        .filter(|(v, n)| old.versions.parse(n).is_none() && new.versions.is_added(*v))
+        .map(|(v, n)| {
+            (
+                n.to_owned(),
+                new.versions.name(new.versions.model(v)).to_owned(),
+            )
+        })
+        .collect();
+    let mut uniform = 0;
     for r in &new.rules {
         let Some(o) = old_rules.get(r.id()) else {
             let mut s = summary(r);
@@ -188,7 +216,7 @@ pub fn compare_catalogues(old: &Catalogue, new: &Catalogue) -> CatalogueChanges 
             changes.added.push(s);
             continue;
         };
-        let fields = rule_fields(o, r);
+        let fields = rule_fields(o, r, &added);
         let recorded: Vec<_> = if by_history {
             r.history
                 .changes
@@ -209,7 +237,14 @@ pub fn compare_catalogues(old: &Catalogue, new: &Catalogue) -> CatalogueChanges 
                 })
                 .collect::<Vec<_>>()
         };
-        if recorded.iter().any(|c| c.kind == ChangeKind::Replaced) {
+        if fields.is_empty() && recorded.is_empty() {
+            uniform += 1;
+        }
+        // An amendment of more than the table is shown with its fields, as a replacement is.
+        let amended_fields = recorded.iter().any(|c| {
+            c.kind == ChangeKind::Amended && c.fields.iter().any(|f| f != "applicability")
+        });
+        if amended_fields || recorded.iter().any(|c| c.kind == ChangeKind::Replaced) {
             changes.replaced.push(ReplacedRule {
                 id: r.id().to_owned(),
                 title: r.def.title.clone(),
@@ -269,21 +304,43 @@ pub fn compare_catalogues(old: &Catalogue, new: &Catalogue) -> CatalogueChanges 
         .applicability_changed
         .sort_by(|a, b| a.id.cmp(&b.id));
     changes.retired.sort_by(|a, b| a.rule.id.cmp(&b.rule.id));
+    changes.versions_added = added
+        .into_iter()
+        .map(|(version, like)| VersionAdded {
+            version,
+            like,
+            rules: uniform,
+        })
+        .collect();
     changes
 }
 
 /// The field-by-field differences of two definitions of a rule, and of their effective
 /// severity.
-fn rule_fields(o: &Rule, r: &Rule) -> Vec<FieldChange> {
-    // The tables as resolved: a table written in another form but saying the same is no change.
+///
+/// Texts are compared as written (`{since:V}` is the same text whichever versions it names
+/// today), tables as resolved (a table written in another form but saying the same is no
+/// change), and an added version that a rule takes as it takes the version the new version
+/// behaves like (`added`: names and the names they behave like) is no change of the rule.
+fn rule_fields(o: &Rule, r: &Rule, added: &[(String, String)]) -> Vec<FieldChange> {
     let value = |r: &Rule| {
-        let mut v = to_value(&r.def);
+        let mut v = to_value(r.written.as_deref().unwrap_or(&r.def));
         if let Some(map) = v.as_object_mut() {
             map.insert("applicability".into(), to_value(&r.applicability));
         }
         v
     };
     let mut fields = diff_values(&value(o), &value(r));
+    fields.retain(|f| {
+        let Some((version, like)) = added
+            .iter()
+            .find(|(v, _)| f.field == format!("applicability.{v}"))
+        else {
+            return true;
+        };
+        let as_like = r.applicability.get(like).map(|a| Value::from(a.as_str()));
+        !(f.old.is_none() && f.new == as_like && r.applicability.contains_key(version))
+    });
     if o.severity != r.severity {
         fields.push(FieldChange {
             field: "effective severity".into(),

@@ -525,8 +525,8 @@ impl RuleCompiler<'_> {
                 self.problem(&format!("/{}", field.0), format!("`{}` is empty", field.0));
             }
         }
-        let written = self.expand_texts(&mut def);
         let applicability = self.applicability(&def);
+        let written = self.expand_texts(&mut def, applicability.evaluated);
         let reads_ok = self.problems.0.len();
         self.given(&def, given_paths);
         if self.problems.0.len() == reads_ok {
@@ -609,7 +609,7 @@ impl RuleCompiler<'_> {
 
     /// Replaces the version placeholders of the rule's texts; the rule as written when it
     /// had any (a release that adds a version expands them again).
-    fn expand_texts(&mut self, def: &mut RuleDef) -> Option<Box<RuleDef>> {
+    fn expand_texts(&mut self, def: &mut RuleDef, evaluated: VersionSet) -> Option<Box<RuleDef>> {
         let marked = |t: &str| t.contains(SINCE_MARK);
         let check_message =
             |m: &Map<String, Value>| m.get("message").and_then(Value::as_str).is_some_and(marked);
@@ -625,7 +625,7 @@ impl RuleCompiler<'_> {
         let written = Box::new(def.clone());
         let versions = self.versions;
         let expand = |at: &str, text: &mut String, problems: &mut Vec<(String, String)>| {
-            match expand_versions(text, versions) {
+            match expand_versions(text, versions, evaluated) {
                 Ok(Some(t)) => *text = t,
                 Ok(None) => {}
                 Err(e) => problems.push((at.to_owned(), e)),
@@ -927,15 +927,16 @@ pub(super) fn applicability_sets(
 }
 
 /// The marker of a version placeholder in rule texts: `{since:2026-07-28}` reads as the
-/// versions from 2026-07-28 on, so that a text about "the newest revision" stays true when a
+/// versions from 2026-07-28 on in which the rule is evaluated, so that a text about "the newest revision" stays true when a
 /// release adds one.
 const SINCE_MARK: &str = "{since:";
 
-/// `text` with its version placeholders replaced, or `None` when it has none; an unknown
-/// version is an error.
+/// `text` with its version placeholders replaced by the versions from the one named on in
+/// which the rule is `evaluated`, or `None` when it has none; an unknown version is an error.
 pub(super) fn expand_versions(
     text: &str,
     versions: &VersionList,
+    evaluated: VersionSet,
 ) -> Result<Option<String>, String> {
     if !text.contains(SINCE_MARK) {
         return Ok(None);
@@ -962,7 +963,7 @@ pub(super) fn expand_versions(
             )
         })?;
         out.push_str(&rest[..at]);
-        out.push_str(&versions.describe_since(v));
+        out.push_str(&versions.describe_since(v, evaluated));
         rest = &rest[at + end + 1..];
     }
     out.push_str(rest);

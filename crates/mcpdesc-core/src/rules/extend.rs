@@ -393,7 +393,7 @@ fn extend(
             .map(|r| {
                 Some(
                     match rebase(r, &versions, &cx, &surfaces, cat_file, at, problems)? {
-                        Rebased::Kept(rule) => Arc::new(rule),
+                        Rebased::Kept(rule) => Arc::new(*rule),
                         Rebased::Compiled(rule, given) => {
                             let mut rule = *rule;
                             table.intern(&mut rule, given);
@@ -663,7 +663,7 @@ fn added_versions(
 /// A rule of the base in a release that adds protocol versions.
 enum Rebased {
     /// Unchanged but for the added versions, which its sets take from their models.
-    Kept(Rule),
+    Kept(Box<Rule>),
     /// Compiled again: what it reads or says depends on the version list.
     Compiled(Box<Rule>, Vec<(crate::DocumentKind, String, JsonPath)>),
 }
@@ -691,7 +691,7 @@ fn rebase(
                 kept.applicability.entry(name.to_owned()).or_insert(a);
             }
         }
-        return Some(Rebased::Kept(kept));
+        return Some(Rebased::Kept(Box::new(kept)));
     }
     let def = rule.written.as_deref().unwrap_or(&rule.def).clone();
     let outcome =
