@@ -13,6 +13,7 @@ use mcpdesc_core::corpus::impact::{
 use mcpdesc_core::Engine;
 
 use crate::render::safe::{escape, escape_multiline, to_json_pretty};
+use crate::reworded::{split, Split};
 
 #[derive(Debug, clap::Args)]
 #[command(group(
@@ -182,6 +183,9 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         );
     }
     let verdicts = impact.verdict_changes().count();
+    let by_rule = impact.by_rule();
+    let splits: Vec<(&String, Split<'_>)> = by_rule.iter().map(|(r, ri)| (r, split(ri))).collect();
+    let count = |f: fn(&Split<'_>) -> usize| splits.iter().map(|(_, s)| f(s)).sum::<usize>();
     let mut columns: Vec<(&str, usize)> = vec![
         ("documents checked", impact.documents),
         ("rules added", c.added.len()),
@@ -197,8 +201,12 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         ("rules removed", c.removed.len()),
         ("rules changed", c.changed.len()),
         ("verdicts changed", verdicts),
-        ("diagnostics appeared", impact.appeared()),
-        ("diagnostics vanished", impact.vanished()),
+        ("diagnostics appeared", count(|s| s.appeared.len())),
+        ("diagnostics vanished", count(|s| s.vanished.len())),
+        (
+            "diagnostics reworded",
+            count(|s| s.rewordings.iter().map(|r| r.findings.len()).sum()),
+        ),
     ]);
     let row = |cells: Vec<String>| format!("| {} |", cells.join(" | "));
     let _ = writeln!(
@@ -352,29 +360,66 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         let _ = writeln!(o);
     }
 
-    let _ = writeln!(o, "### Diagnostics by rule\n");
-    let by_rule = impact.by_rule();
-    if by_rule.is_empty() {
-        let _ = writeln!(o, "No diagnostic appeared or vanished.");
+    if splits.iter().any(|(_, s)| !s.rewordings.is_empty()) {
+        let _ = writeln!(o, "### Diagnostics reworded\n");
+        let _ = writeln!(
+            o,
+            "The same findings (document, pointer, severity and versions) with a message that \
+             differs in these words.\n"
+        );
+        let _ = writeln!(o, "| rule | before | after | findings | for example |");
+        let _ = writeln!(o, "| --- | --- | --- | ---: | --- |");
+        for (rule, s) in &splits {
+            for r in &s.rewordings {
+                let (a, _) = r.findings[0];
+                let docs = r.documents();
+                let _ = writeln!(
+                    o,
+                    "| `{}` | {} | {} | {} in {} document{} | `{}` at `{}` |",
+                    escape(rule),
+                    quoted(&r.old),
+                    quoted(&r.new),
+                    r.findings.len(),
+                    docs,
+                    if docs == 1 { "" } else { "s" },
+                    cell(&a.document),
+                    cell(&a.diagnostic.pointer)
+                );
+            }
+        }
+        let _ = writeln!(o);
     }
-    for (rule, ri) in &by_rule {
+    let _ = writeln!(o, "### Diagnostics by rule\n");
+    let changed: Vec<_> = splits
+        .iter()
+        .filter(|(_, s)| !s.appeared.is_empty() || !s.vanished.is_empty())
+        .collect();
+    if changed.is_empty() {
+        let reworded = splits.iter().any(|(_, s)| !s.rewordings.is_empty());
+        let _ = writeln!(
+            o,
+            "No diagnostic appeared or vanished{}.",
+            if reworded { " but for the rewordings above" } else { "" }
+        );
+    }
+    for (rule, s) in changed {
         let _ = writeln!(
             o,
             "#### `{}` (+{} −{})\n",
             escape(rule),
-            ri.appeared.len(),
-            ri.vanished.len()
+            s.appeared.len(),
+            s.vanished.len()
         );
         let _ = writeln!(
             o,
             "| | document | pointer | severity | versions | message |"
         );
         let _ = writeln!(o, "| --- | --- | --- | --- | --- | --- |");
-        let rows = ri
+        let rows = s
             .appeared
             .iter()
-            .map(|d| ("+", d))
-            .chain(ri.vanished.iter().map(|d| ("−", d)));
+            .map(|d| ("+", *d))
+            .chain(s.vanished.iter().map(|d| ("−", *d)));
         for (sign, d) in rows {
             let x = &d.diagnostic;
             let _ = writeln!(
@@ -394,6 +439,24 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         let _ = writeln!(o);
     }
     o
+}
+
+/// Words quoted as inline code, or "(nothing)".
+fn quoted(words: &str) -> String {
+    if words.is_empty() {
+        "(nothing)".to_owned()
+    } else {
+        let text = cell(words);
+        // A code span holds backticks when its fence is longer than any run of them inside.
+        let longest = text
+            .split(|c| c != '`')
+            .map(str::len)
+            .max()
+            .unwrap_or(0);
+        let fence = "`".repeat(longest + 1);
+        let pad = if longest > 0 { " " } else { "" };
+        format!("{fence}{pad}{text}{pad}{fence}")
+    }
 }
 
 /// The recorded reasons of a rule's changes, one line each.

@@ -17,6 +17,7 @@ mod live;
 mod output;
 mod probe_cmd;
 mod render;
+mod reworded;
 mod rules_cmd;
 mod server;
 mod server_target;

@@ -523,3 +523,58 @@ fn an_unserved_version_exits_2_with_the_supported_versions() {
     let run = diff(&["--rules", FICTIONAL], tmp.path(), false);
     assert_eq!(run.code, Some(2), "{}", run.output());
 }
+
+/// A release that adds a protocol revision and amends one rule: the diff over the whole
+/// fixture corpus says so in a screenful, the messages that list versions as rewordings.
+#[test]
+fn a_new_protocol_revision_diffs_on_one_screen() {
+    let run = mcpdesc([
+        "diff",
+        "--base-spec-version",
+        "0.8.0",
+        "--rules",
+        "crates/mcpdesc-core/tests/releases/next-revision",
+        "--spec-version",
+        "0.8.1",
+        "spec-fixtures",
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.output());
+    let md = &run.stdout;
+    for needle in [
+        "### Protocol versions added",
+        "- `2026-12-15`, as `2026-07-28`: 194 rules take it as they take `2026-07-28`, with no other change.",
+        "#### `mcp.capabilities.logging-deprecated` — ",
+        "- Amended in 0.8.1 (`catalogue.yaml:11`): MCP 2026-12-15 brings server logging back",
+        "| 2026-12-15 | (absent) | not-applicable | changed |",
+        "### Diagnostics reworded",
+        "| `mcp.wire.known-protocol-version` | `2026-07-28);` | `2026-07-28, 2026-12-15);` | 4 in 4 documents |",
+        "| `mcp.tool.result.result-type` | `2026-07-28` | `2026-07-28 to 2026-12-15` | 1 in 1 document |",
+        "No diagnostic appeared or vanished but for the rewordings above.",
+    ] {
+        assert!(md.contains(needle), "no {needle:?} in\n{md}");
+    }
+    // No rule is listed as changed or replaced: one amendment, and the version added.
+    assert!(!md.contains("### Rules changed"), "{md}");
+    assert!(!md.contains("### Rules replaced"), "{md}");
+    let lines = md.lines().count();
+    assert!(lines <= 64, "{lines} lines:\n{md}");
+
+    // The JSON report keeps every appeared and vanished finding: a rewording is both.
+    let run = mcpdesc([
+        "diff",
+        "--base-spec-version",
+        "0.8.0",
+        "--rules",
+        "crates/mcpdesc-core/tests/releases/next-revision",
+        "--spec-version",
+        "0.8.1",
+        "--format",
+        "json",
+        "spec-fixtures",
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.output());
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    let rules = by_rule(&v);
+    let (appeared, vanished) = &rules["mcp.wire.known-protocol-version"];
+    assert_eq!((appeared.len(), vanished.len()), (4, 4));
+}
