@@ -399,7 +399,11 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         let _ = writeln!(
             o,
             "No diagnostic appeared or vanished{}.",
-            if reworded { " but for the rewordings above" } else { "" }
+            if reworded {
+                " but for the rewordings above"
+            } else {
+                ""
+            }
         );
     }
     for (rule, s) in changed {
@@ -448,11 +452,7 @@ fn quoted(words: &str) -> String {
     } else {
         let text = cell(words);
         // A code span holds backticks when its fence is longer than any run of them inside.
-        let longest = text
-            .split(|c| c != '`')
-            .map(str::len)
-            .max()
-            .unwrap_or(0);
+        let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
         let fence = "`".repeat(longest + 1);
         let pad = if longest > 0 { " " } else { "" };
         format!("{fence}{pad}{text}{pad}{fence}")

@@ -129,8 +129,14 @@ mod tests {
             differing_words("the 0.8.0 catalogue", "the 0.8.1 catalogue"),
             ("0.8.0".into(), "0.8.1".into())
         );
-        assert_eq!(differing_words("same", "same"), (String::new(), String::new()));
-        assert_eq!(differing_words("", "new words"), ("".into(), "new words".into()));
+        assert_eq!(
+            differing_words("same", "same"),
+            (String::new(), String::new())
+        );
+        assert_eq!(
+            differing_words("", "new words"),
+            ("".into(), "new words".into())
+        );
         assert_eq!(
             differing_words("é x", "è x"),
             ("é".into(), "è".into()),

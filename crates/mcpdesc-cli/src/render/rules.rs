@@ -222,6 +222,20 @@ pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
         let _ = writeln!(o, "  {:<width$}  {text}", escape(name));
     }
 
+    let _ = writeln!(o, "\nHistory:");
+    let _ = writeln!(o, "  since {}", rule.history.since);
+    for c in &rule.history.changes {
+        let _ = writeln!(
+            o,
+            "  {} in {} ({}:{}): {}",
+            c.kind.as_str(),
+            c.release,
+            escape(&c.source.file),
+            c.source.line,
+            escape(c.reason.trim())
+        );
+    }
+
     let _ = writeln!(o, "\nMessage:\n  {}", escape(d.message.trim()));
     if let Some(help) = &d.help {
         let _ = writeln!(o, "\nHelp:\n{}", indented(help, 2));

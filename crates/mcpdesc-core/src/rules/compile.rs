@@ -16,7 +16,7 @@ use crate::path::JsonPath;
 use crate::relpath::RelPath;
 use crate::versions::{VersionList, VersionSet};
 
-use super::file::{Applicability, ApplicabilityDef, CatalogueDef, Level, RuleDef, Severity};
+use super::file::{Applicability, ApplicabilityDef, CatalogueDef, RuleDef};
 use super::load::{ParsedFile, Problems};
 use super::releases::{Ancestor, Release, RuleHistory, SpecVersionReq};
 use super::surfaces::{self, SurfaceMap};
@@ -571,11 +571,7 @@ impl RuleCompiler<'_> {
         if self.problems.0.len() != before {
             return None;
         }
-        let severity = def.severity.unwrap_or(match def.level {
-            Level::Must => Severity::Error,
-            Level::Should => Severity::Warning,
-            Level::May => Severity::Info,
-        });
+        let severity = def.severity.unwrap_or(def.level.default_severity());
         let version_sensitive = when.as_ref().is_some_and(Condition::uses_version)
             || checks.iter().any(|c| {
                 c.check.version_sensitive() || c.when.as_ref().is_some_and(Condition::uses_version)

@@ -13,7 +13,8 @@ use super::compile::{
     EXTENSION_KEYS,
 };
 use super::file::{
-    AmendDef, ApplicabilityChange, ApplicabilityDef, ReleaseDef, RetireDef, RuleDef,
+    AmendDef, ApplicabilityChange, ApplicabilityDef, ApplicabilityTable, ReleaseDef, RetireDef,
+    RuleDef,
 };
 use super::load::{ParsedFile, Problems, ReleaseFiles};
 use super::releases::{Ancestor, ChangeKind, Release, RetiredRule, RuleChange, RuleHistory};
@@ -719,6 +720,14 @@ fn rebase(
 /// entries override the versions they name; a single value replaces the table.
 fn amend(def: &mut RuleDef, a: &AmendDef) -> Vec<String> {
     let mut fields = Vec::new();
+    // A severity that only restates the old level's default follows the level: amending
+    // `should` to `must` makes an error, whether or not the rule spelt `severity: warning` out.
+    if a.level.is_some()
+        && a.severity.is_none()
+        && def.severity == Some(def.level.default_severity())
+    {
+        def.severity = None;
+    }
     macro_rules! set {
         ($($member:ident => $name:literal),* $(,)?) => {$(
             if let Some(v) = &a.$member {
@@ -745,26 +754,38 @@ fn amend(def: &mut RuleDef, a: &AmendDef) -> Vec<String> {
     set_optional!(severity => "severity", help => "help", fix => "fix");
     if let Some(change) = &a.applicability {
         fields.push("applicability".to_owned());
-        def.applicability = match (change, &def.applicability) {
-            (ApplicabilityDef::All(_), _) => change.clone(),
-            (ApplicabilityDef::Table(t), ApplicabilityDef::All(every)) => {
-                let mut table = t.clone();
-                table.default = table.default.or(Some(*every));
-                ApplicabilityDef::Table(table)
-            }
-            (ApplicabilityDef::Table(t), ApplicabilityDef::Table(old)) => {
-                let mut table = old.clone();
-                table.default = t.default.or(old.default);
-                table.since = t.since.clone().or(old.since.clone());
-                table.until = t.until.clone().or(old.until.clone());
-                table
-                    .versions
-                    .extend(t.versions.iter().map(|(k, v)| (k.clone(), *v)));
-                ApplicabilityDef::Table(table)
-            }
-        };
+        def.applicability = amended_applicability(change, &def.applicability);
     }
     fields
+}
+
+/// A rule's applicability after an amendment: a single value replaces the table; version
+/// entries override those versions; a range (`since`/`until`) replaces the range and the
+/// default (the versions outside the new range are then `not-applicable` unless the amendment
+/// gives a `default`), keeping the table's version entries that the amendment does not name.
+fn amended_applicability(change: &ApplicabilityDef, old: &ApplicabilityDef) -> ApplicabilityDef {
+    let ApplicabilityDef::Table(t) = change else {
+        return change.clone();
+    };
+    let ranged = t.since.is_some() || t.until.is_some();
+    let mut table = match old {
+        ApplicabilityDef::All(every) => ApplicabilityTable {
+            default: Some(*every),
+            ..ApplicabilityTable::default()
+        },
+        ApplicabilityDef::Table(old) => old.clone(),
+    };
+    if ranged {
+        table.since = t.since.clone();
+        table.until = t.until.clone();
+        table.default = t.default;
+    } else if t.default.is_some() {
+        table.default = t.default;
+    }
+    table
+        .versions
+        .extend(t.versions.iter().map(|(k, v)| (k.clone(), *v)));
+    ApplicabilityDef::Table(table)
 }
 
 /// The indices of the list at `ptr` of `f`, or a problem when it is not a list.

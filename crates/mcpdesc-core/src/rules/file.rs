@@ -709,6 +709,15 @@ pub enum Level {
 }
 
 impl Level {
+    /// The severity of a rule of this level that does not state one.
+    pub fn default_severity(self) -> Severity {
+        match self {
+            Level::Must => Severity::Error,
+            Level::Should => Severity::Warning,
+            Level::May => Severity::Info,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Must => "must",
