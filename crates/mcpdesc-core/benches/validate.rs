@@ -173,12 +173,22 @@ fn two_releases() -> Engine {
     engine
 }
 
+/// The test release that adds a protocol revision to the embedded 0.8.0: every rule is
+/// rebased onto the longer version list, and those reading it compiled again.
+fn next_revision() -> Engine {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/releases/next-revision");
+    let engine = Engine::from_dirs(&[dir]).expect("the test release compiles");
+    assert_eq!(engine.releases().releases().len(), 2);
+    engine
+}
+
 fn catalogue(c: &mut Criterion) {
     let mut group = c.benchmark_group("catalogue");
     configure(&mut group);
     group.bench_function("embedded", |b| b.iter(engine));
     // The embedded 0.8.0 from its snapshots plus the extension's files read and compiled.
     group.bench_function("two-releases", |b| b.iter(two_releases));
+    group.bench_function("new-revision", |b| b.iter(next_revision));
     group.finish();
 }
 

@@ -15,6 +15,7 @@ mod locate;
 mod references;
 mod settings;
 mod text;
+mod transport;
 mod watch;
 mod worker;
 
@@ -78,14 +79,16 @@ pub fn run(args: ServerArgs) -> Result<ExitCode> {
     // system at once, rather than adding to the next check's peak.
     crate::allocator::return_freed_memory_at_once();
 
-    let (connection, io_threads) = Connection::stdio();
+    let limits = args.limits.limits();
+    let limit = usize::try_from(limits.max_input_bytes).unwrap_or(usize::MAX);
+    let (connection, io_threads) = transport::stdio(limit);
     let capabilities = serde_json::to_value(capabilities())?;
-    let init = connection
-        .initialize_start()
-        .context("waiting for `initialize`")?;
-    let (id, params) = init;
-    let params: InitializeParams =
-        serde_json::from_value(params).context("reading `initialize`")?;
+    let Some((id, params)) = wait_for_initialize(&connection) else {
+        // `exit` (or the end of the input) before `initialize`: not a shutdown.
+        drop(connection);
+        let _ = io_threads.join();
+        return Ok(ExitCode::from(1));
+    };
     let result = serde_json::json!({
         "capabilities": capabilities,
         "serverInfo": ServerInfo {
@@ -97,11 +100,22 @@ pub fn run(args: ServerArgs) -> Result<ExitCode> {
         .initialize_finish(id, result)
         .context("answering `initialize`")?;
 
-    let editor: EditorOptions = params
-        .initialization_options
-        .clone()
-        .and_then(|o| serde_json::from_value(o).ok())
-        .unwrap_or_default();
+    let (editor, option_problems) = EditorOptions::read(params.initialization_options.as_ref());
+    if !option_problems.is_empty() {
+        let _ = connection.sender.send(
+            Notification::new(
+                notif::ShowMessage::METHOD.to_owned(),
+                ShowMessageParams {
+                    typ: MessageType::WARNING,
+                    message: format!(
+                        "mcpdesc: initialization options ignored: {}",
+                        option_problems.join("; ")
+                    ),
+                },
+            )
+            .into(),
+        );
+    }
     let root = workspace_root(&params);
     let debounce = Duration::from_millis(editor.debounce_ms.unwrap_or(args.debounce_ms));
     let startup = Arc::new(StartupOptions {
@@ -115,7 +129,7 @@ pub fn run(args: ServerArgs) -> Result<ExitCode> {
         config: explicit,
         no_config: args.no_config,
         root,
-        limits: args.limits.limits(),
+        limits,
         debounce,
         editor,
     });
@@ -134,12 +148,51 @@ pub fn run(args: ServerArgs) -> Result<ExitCode> {
         shown_errors: HashSet::new(),
         rule_file_diagnostics: HashSet::new(),
     };
-    server.main_loop(&connection, &results_rx, &watch_events)?;
+    let code = server.main_loop(&connection, &results_rx, &watch_events)?;
     drop(server);
     let _ = worker.join();
     drop(connection);
     io_threads.join()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
+}
+
+/// Waits for `initialize`, answering other requests with `ServerNotInitialized` and dropping
+/// notifications, as the protocol asks; `None` on `exit` or at the end of the input.
+fn wait_for_initialize(
+    connection: &Connection,
+) -> Option<(lsp_server::RequestId, InitializeParams)> {
+    for msg in &connection.receiver {
+        match msg {
+            Message::Request(r) if r.method == req::Initialize::METHOD => {
+                match serde_json::from_value::<InitializeParams>(r.params) {
+                    Ok(params) => return Some((r.id, params)),
+                    Err(e) => {
+                        let _ = connection.sender.send(
+                            Response::new_err(
+                                r.id,
+                                ErrorCode::InvalidParams as i32,
+                                format!("`initialize` parameters: {e}"),
+                            )
+                            .into(),
+                        );
+                    }
+                }
+            }
+            Message::Request(r) => {
+                let _ = connection.sender.send(
+                    Response::new_err(
+                        r.id,
+                        ErrorCode::ServerNotInitialized as i32,
+                        format!("`{}` before `initialize`", r.method),
+                    )
+                    .into(),
+                );
+            }
+            Message::Notification(n) if n.method == notif::Exit::METHOD => return None,
+            Message::Notification(_) | Message::Response(_) => {}
+        }
+    }
+    None
 }
 
 fn capabilities() -> ServerCapabilities {
@@ -210,12 +263,15 @@ struct Server {
 const RELOAD_DELAY: Duration = Duration::from_millis(100);
 
 impl Server {
+    /// Answers the editor until `exit`; the process's exit code: 0 after `shutdown`, else 1.
     fn main_loop(
         &mut self,
         connection: &Connection,
         results: &Receiver<Checked>,
         watch_events: &Receiver<()>,
-    ) -> Result<()> {
+    ) -> Result<ExitCode> {
+        let mut shut_down = false;
+        let exit = |shut_down: bool| Ok(ExitCode::from(if shut_down { 0 } else { 1 }));
         loop {
             let deadline = self
                 .docs
@@ -229,20 +285,24 @@ impl Server {
             };
             select! {
                 recv(connection.receiver) -> msg => {
-                    let Ok(msg) = msg else { return Ok(()) };
+                    let Ok(msg) = msg else { return exit(shut_down) };
                     match msg {
-                        Message::Request(r) => {
-                            if connection.handle_shutdown(&r)? {
-                                return Ok(());
-                            }
-                            self.on_request(r);
+                        Message::Notification(n) if n.method == notif::Exit::METHOD => {
+                            return exit(shut_down);
                         }
-                        Message::Notification(n) => {
-                            if n.method == notif::Exit::METHOD {
-                                return Ok(());
-                            }
-                            self.on_notification(n);
+                        // After `shutdown`, requests are refused and notifications dropped.
+                        Message::Request(r) if shut_down => self.send(Response::new_err(
+                            r.id,
+                            ErrorCode::InvalidRequest as i32,
+                            format!("`{}` after `shutdown`", r.method),
+                        )),
+                        Message::Notification(_) if shut_down => {}
+                        Message::Request(r) if r.method == req::Shutdown::METHOD => {
+                            shut_down = true;
+                            self.send(Response::new_ok(r.id, Value::Null));
                         }
+                        Message::Request(r) => self.on_request(r),
+                        Message::Notification(n) => self.on_notification(n),
                         Message::Response(_) => {}
                     }
                 }

@@ -29,7 +29,7 @@ pub struct StartupOptions {
 
 /// `initializationOptions` an editor may send; every key is optional.
 #[derive(Debug, Default, Clone, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct EditorOptions {
     /// Rules directories, as `--rules`.
     pub rules: Vec<PathBuf>,
@@ -40,6 +40,38 @@ pub struct EditorOptions {
     pub protocol_versions: Option<Vec<String>>,
     pub docs_base_url: Option<String>,
     pub debounce_ms: Option<u64>,
+}
+
+impl EditorOptions {
+    /// The options an editor sent, read member by member: a member of the wrong type, or one
+    /// that is not an option, is left out and named in the problems returned, and the others
+    /// still hold.
+    pub fn read(options: Option<&serde_json::Value>) -> (EditorOptions, Vec<String>) {
+        use serde_json::{Map, Value};
+        let map = match options {
+            None | Some(Value::Null) => return (EditorOptions::default(), Vec::new()),
+            Some(Value::Object(map)) => map,
+            Some(other) => {
+                return (
+                    EditorOptions::default(),
+                    vec![format!("`initializationOptions` is an object, not {other}")],
+                )
+            }
+        };
+        let mut good = Map::new();
+        let mut problems = Vec::new();
+        for (name, value) in map {
+            let one = Map::from_iter([(name.clone(), value.clone())]);
+            match serde_json::from_value::<EditorOptions>(Value::Object(one)) {
+                Ok(_) => {
+                    good.insert(name.clone(), value.clone());
+                }
+                Err(e) => problems.push(format!("`{name}`: {e}")),
+            }
+        }
+        let options = serde_json::from_value(Value::Object(good)).unwrap_or_default();
+        (options, problems)
+    }
 }
 
 /// The settings one document is checked with; documents with equal settings share an engine.
@@ -87,5 +119,40 @@ impl Settings {
             kind: d.kind.unwrap_or(InputKind::Auto),
             docs_base_url: e.docs_base_url.clone().or(d.docs_base_url),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EditorOptions;
+    use serde_json::json;
+
+    #[test]
+    fn one_bad_option_leaves_the_others() {
+        let (o, problems) = EditorOptions::read(Some(&json!({
+            "strict": "yes",
+            "select": ["mcpdesc.tool"],
+            "debounceMs": 50,
+            "selekt": ["x"],
+        })));
+        assert_eq!(o.strict, None);
+        assert_eq!(o.select, Some(vec!["mcpdesc.tool".to_owned()]));
+        assert_eq!(o.debounce_ms, Some(50));
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("`selekt`: unknown field")),
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("`strict`: invalid type")),
+            "{problems:?}"
+        );
+        let (_, problems) = EditorOptions::read(Some(&json!([1])));
+        assert_eq!(problems.len(), 1);
+        assert_eq!(EditorOptions::read(None).1.len(), 0);
     }
 }

@@ -16,7 +16,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(20);
 
 pub struct Client {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     incoming: Receiver<Value>,
     next_id: i64,
     /// Notifications and server requests seen while waiting for something else.
@@ -73,7 +73,7 @@ impl Client {
         });
         let mut client = Client {
             child,
-            stdin,
+            stdin: Some(stdin),
             incoming,
             next_id: 1,
             seen: Vec::new(),
@@ -99,9 +99,38 @@ impl Client {
 
     pub fn send(&mut self, msg: &Value) {
         let body = serde_json::to_vec(msg).unwrap();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
-        self.stdin.write_all(&body).unwrap();
-        self.stdin.flush().unwrap();
+        let mut framed = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        framed.extend_from_slice(&body);
+        self.send_raw(&framed);
+    }
+
+    /// Writes `bytes` as they are, framing included (or not).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("the server's input is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Closes the server's input.
+    pub fn close_input(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits for the server to exit; its exit code (`None` when a signal ended it).
+    pub fn exit_code(&mut self) -> Option<i32> {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     pub fn notify(&mut self, method: &str, params: Value) {
