@@ -1,6 +1,6 @@
 //! `mcpdesc server`: the Language Server Protocol over standard input and output.
 //!
-//! One thread reads messages (the `lsp-server` crate's), this module's loop answers them,
+//! One thread reads messages (`transport`, with a ceiling), this module's loop answers them,
 //! and one worker validates. The loop never validates: it keeps each open document's text,
 //! hands the worker the newest version once edits pause, and publishes what comes back
 //! when it is still current. Hovers, code actions and references are answered from the

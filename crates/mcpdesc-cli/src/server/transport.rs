@@ -149,15 +149,15 @@ fn cut(s: &str) -> String {
 }
 
 /// What a body is: a message, or the error response it gets.
-pub fn decode(body: &[u8]) -> Result<Message, Response> {
+pub fn decode(body: &[u8]) -> Result<Message, Box<Response>> {
     let value: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
-            return Err(error_response(
+            return Err(Box::new(error_response(
                 None,
                 ErrorCode::ParseError as i32,
                 format!("the message is not JSON: {e}"),
-            ))
+            )))
         }
     };
     let id = value
@@ -165,11 +165,11 @@ pub fn decode(body: &[u8]) -> Result<Message, Response> {
         .cloned()
         .and_then(|id| serde_json::from_value::<RequestId>(id).ok());
     serde_json::from_value::<Message>(value).map_err(|e| {
-        error_response(
+        Box::new(error_response(
             id,
             ErrorCode::InvalidRequest as i32,
             format!("the message is not a JSON-RPC request, notification or response: {e}"),
-        )
+        ))
     })
 }
 
@@ -258,7 +258,7 @@ pub fn read_loop(
                     }
                 }
                 Err(response) => {
-                    let _ = errors.send(response.into());
+                    let _ = errors.send((*response).into());
                 }
             },
             Frame::BadHeaders(why) => warn(format!("a message was skipped: {why}")),
