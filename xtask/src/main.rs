@@ -115,7 +115,7 @@ fn coverage_markdown() -> Result<String> {
         .map_err(|e| anyhow::anyhow!("loading rules/: {e}"))?;
     // The requirement inventory is that of the default release.
     let catalogue = catalogue.default_release();
-    let rules: Vec<_> = catalogue.rules.iter().map(|r| &r.def).collect();
+    let rules: Vec<_> = catalogue.rules.iter().map(|r| &*r.def).collect();
     let path = workspace().join("docs/coverage-notes.yaml");
     let notes =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;

@@ -149,7 +149,7 @@ fn is_document_kind(kind: &str) -> bool {
 #[test]
 fn coverage_page_is_current() {
     let catalogue = catalogue();
-    let rules: Vec<_> = catalogue.rules.iter().map(|r| &r.def).collect();
+    let rules: Vec<_> = catalogue.rules.iter().map(|r| &*r.def).collect();
     let generated = coverage::markdown(&rules, &notes_text())
         .unwrap_or_else(|problems| panic!("coverage:\n  {}", problems.join("\n  ")));
     let committed =

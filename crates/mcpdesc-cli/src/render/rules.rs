@@ -33,7 +33,7 @@ pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> 
             let rules: Vec<Value> = rules
                 .iter()
                 .map(|r| {
-                    let mut v = serde_json::to_value(&r.def)?;
+                    let mut v = serde_json::to_value(&*r.def)?;
                     if let Some(obj) = v.as_object_mut() {
                         // Resolved for every version, whichever short form the file uses.
                         obj.insert("applicability".into(), json!(r.applicability));

@@ -82,6 +82,14 @@ pub trait Check: Send + Sync + fmt::Debug {
 pub use parsed_files::{ParsedCell, ParsedFiles};
 pub use regexes::Regexes;
 
+/// The caches of one catalogue's compilation, kept with the catalogue for the releases that
+/// extend it.
+#[derive(Debug, Default)]
+pub struct CompileCaches {
+    pub regexes: Regexes,
+    pub parsed: ParsedFiles,
+}
+
 pub struct CompileCx<'a> {
     pub versions: &'a VersionList,
     /// Schema files of the rules directory by relative path (`schemas/x.json`).

@@ -23,6 +23,22 @@ impl ParsedFiles {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         cells.entry(path.to_owned()).or_default().clone()
     }
+
+    /// The cells of `base` for the files `keep` says are the same here, so that a release
+    /// parses an inherited protocol schema no more than its base did.
+    pub fn inheriting(base: &ParsedFiles, keep: impl Fn(&str) -> bool) -> ParsedFiles {
+        let cells = base
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        ParsedFiles(Mutex::new(
+            cells
+                .iter()
+                .filter(|(path, _)| keep(path))
+                .map(|(path, cell)| (path.clone(), cell.clone()))
+                .collect(),
+        ))
+    }
 }
 
 #[cfg(test)]

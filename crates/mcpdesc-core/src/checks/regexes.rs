@@ -2,13 +2,14 @@
 //! appears in a dozen rules), and compiling a `regex` is costly next to cloning one.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use regex::Regex;
 
-/// The patterns compiled while one catalogue compiles, by source text.
-#[derive(Debug, Default)]
-pub struct Regexes(Mutex<HashMap<String, Regex>>);
+/// The patterns compiled while one catalogue compiles, by source text; a clone shares them
+/// (a release that extends a catalogue compiles none of its patterns again).
+#[derive(Debug, Default, Clone)]
+pub struct Regexes(Arc<Mutex<HashMap<String, Regex>>>);
 
 impl Regexes {
     /// The compiled `pattern`, compiling it on first use. One cache serves every thread of

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::checks::{self, CompileCx, ParsedFiles, Regexes};
+use crate::checks::{self, CompileCaches, CompileCx};
 use crate::eval::condition::Condition;
 use crate::eval::scope::ScopeConfig;
 use crate::eval::substitute::ReferenceConfig;
@@ -140,13 +140,12 @@ pub(super) fn compile(
     };
     // Rules compile independently, so the files are spread over the cores; merging in file
     // order keeps duplicate detection and path numbering deterministic.
-    let regexes = Regexes::default();
-    let parsed = ParsedFiles::default();
+    let caches = std::sync::Arc::new(CompileCaches::default());
     let cx = CompileCx {
         versions: &versions,
         files: &others,
-        regexes: &regexes,
-        parsed: &parsed,
+        regexes: &caches.regexes,
+        parsed: &caches.parsed,
     };
     // Paths are compiled once per text (see `with_compile_memo`).
     let outcomes = super::load::in_parallel(files, |f| {
@@ -210,6 +209,7 @@ pub(super) fn compile(
         dir,
         catalogue_file: cat_file.path.clone(),
         files: std::sync::Arc::new(others),
+        caches,
     })
 }
 
@@ -577,8 +577,8 @@ impl RuleCompiler<'_> {
                 c.check.version_sensitive() || c.when.as_ref().is_some_and(Condition::uses_version)
             });
         Some(Rule {
-            def,
-            written,
+            def: std::sync::Arc::new(def),
+            written: written.map(std::sync::Arc::from),
             severity,
             evaluated: applicability.evaluated,
             warns: applicability.warns,

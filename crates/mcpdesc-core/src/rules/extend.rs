@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::checks::{CompileCx, ParsedFiles, Regexes};
+use crate::checks::{CompileCaches, CompileCx, ParsedFiles};
 use crate::path::JsonPath;
 use crate::versions::{AddVersionError, VersionList};
 
@@ -313,13 +313,19 @@ fn extend(
     // The paths of the base keep their numbers; new ones follow.
     let mut table = PathTable::of(base);
 
-    let regexes = Regexes::default();
-    let parsed = ParsedFiles::default();
+    // Patterns compile the same in every release; a file's parse is shared when the file is
+    // the base's.
+    let caches = Arc::new(CompileCaches {
+        regexes: base.caches.regexes.clone(),
+        parsed: ParsedFiles::inheriting(&base.caches.parsed, |path| {
+            !group.others.contains_key(path)
+        }),
+    });
     let cx = CompileCx {
         versions: &versions,
         files: &others,
-        regexes: &regexes,
-        parsed: &parsed,
+        regexes: &caches.regexes,
+        parsed: &caches.parsed,
     };
     let index: HashMap<&str, usize> = base
         .rules
@@ -389,19 +395,25 @@ fn extend(
         base.rules.iter().cloned().map(Some).collect()
     } else {
         let at = "/catalogue/add-protocol-versions/0";
-        base.rules
-            .iter()
-            .map(|r| {
-                Some(
-                    match rebase(r, &versions, &cx, &surfaces, cat_file, at, problems)? {
-                        Rebased::Kept(rule) => Arc::new(*rule),
-                        Rebased::Compiled(rule, given) => {
-                            let mut rule = *rule;
-                            table.intern(&mut rule, given);
-                            Arc::new(rule)
-                        }
-                    },
-                )
+        // Each rule is rebased on its own (about half are compiled again), so they share the
+        // workers as the base's files did.
+        let rebased = super::load::in_parallel(&base.rules, |r| {
+            let mut found = Problems(Vec::new());
+            let out = rebase(r, &versions, &cx, &surfaces, cat_file, at, &mut found);
+            vec![(out, found)]
+        });
+        rebased
+            .into_iter()
+            .map(|(out, found)| {
+                problems.0.extend(found.0);
+                Some(match out? {
+                    Rebased::Kept(rule) => Arc::new(*rule),
+                    Rebased::Compiled(rule, given) => {
+                        let mut rule = *rule;
+                        table.intern(&mut rule, given);
+                        Arc::new(rule)
+                    }
+                })
             })
             .collect()
     };
@@ -461,9 +473,9 @@ fn extend(
             let Some(old) = &rules[at] else { continue };
             let mut rule = Rule::clone(old);
             if let Some(w) = &mut rule.written {
-                w.applicability = c.applicability.clone();
+                Arc::make_mut(w).applicability = c.applicability.clone();
             }
-            rule.def.applicability = c.applicability;
+            Arc::make_mut(&mut rule.def).applicability = c.applicability;
             rule.evaluated = resolved.evaluated;
             rule.warns = resolved.warns;
             rule.applicability = resolved.table;
@@ -620,6 +632,7 @@ fn extend(
         dir: group.dir.clone(),
         catalogue_file: cat_file.path.clone(),
         files: Arc::new(others),
+        caches,
     })
 }
 

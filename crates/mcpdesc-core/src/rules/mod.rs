@@ -60,6 +60,9 @@ pub struct Catalogue {
     /// The release's other files (schemas), by path relative to its directory; a release
     /// that extends it starts from them.
     pub(crate) files: Arc<std::collections::HashMap<String, Text>>,
+    /// What compiling the release's checks made once: its regular expressions, and the cells
+    /// of its parsed files; a release that extends it shares them.
+    pub(crate) caches: Arc<crate::checks::CompileCaches>,
 }
 
 impl Catalogue {
@@ -135,10 +138,10 @@ pub struct RuleSource {
 #[derive(Debug, Clone)]
 pub struct Rule {
     /// The rule as written, its version placeholders (`{since:V}`) replaced.
-    pub def: RuleDef,
+    pub def: Arc<RuleDef>,
     /// The rule as written, when its texts had version placeholders: a release that adds a
     /// protocol version expands them again.
-    pub(crate) written: Option<Box<RuleDef>>,
+    pub(crate) written: Option<Arc<RuleDef>>,
     pub severity: Severity,
     /// Versions where the rule is evaluated (applies or warns).
     pub evaluated: VersionSet,
