@@ -88,6 +88,9 @@ pub fn split<'a>(ri: &'a RuleImpact) -> Split<'a> {
 /// 2026-07-28", "to 2026-07-28 to 2026-12-15")` gives `("2026-07-28", "2026-07-28 to
 /// 2026-12-15")`.
 pub fn differing_words(old: &str, new: &str) -> (String, String) {
+    if old == new {
+        return (String::new(), String::new());
+    }
     let (o, n): (Vec<char>, Vec<char>) = (old.chars().collect(), new.chars().collect());
     let mut start = o.iter().zip(&n).take_while(|(a, b)| a == b).count();
     let room = o.len().min(n.len()) - start;

@@ -174,3 +174,164 @@ fn a_wrong_option_is_named_and_the_others_still_hold() {
     );
     client.shutdown();
 }
+
+#[test]
+fn a_capture_is_offered_no_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = support::lsp::fixture_copy(
+        dir.path(),
+        "traffic/expected-invalid/elicitation-before-2025-06-18.ndjson",
+    );
+    let uri = file_uri(&path);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (mut client, _) = Client::start(dir.path(), &[], json!({}));
+    client.open(&uri, "plaintext", &text);
+    let diags = client.diagnostics(&uri, 1);
+    assert!(!diags.is_empty());
+    for d in &diags {
+        let r = client.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": d["range"],
+                   "context": {"diagnostics": [d]}}),
+        );
+        assert_eq!(r, json!([]), "no suppression or fix in a capture: {d}");
+    }
+    client.shutdown();
+}
+
+#[test]
+fn a_select_that_matches_no_rule_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut client, _) =
+        Client::start(dir.path(), &[], json!({"select": ["mcpdesc.tol.required"]}));
+    for (i, name) in ["a.mcpdesc.json", "b.mcpdesc.json"].iter().enumerate() {
+        let uri = file_uri(&dir.path().join(name));
+        client.open(
+            &uri,
+            "json",
+            r#"{"mcpdesc": "0.8.0", "info": {"name": "w", "version": "1.0.0"}, "protocolVersions": ["2025-06-18"]}"#,
+        );
+        client.diagnostics(&uri, 1);
+        if i == 0 {
+            let m = show_message(
+                &mut client,
+                "`mcpdesc.tol.required` (select or ignore) matches no rule",
+            );
+            assert_eq!(m["params"]["type"], 2, "a warning: {m}");
+        }
+    }
+    let again = client
+        .seen
+        .iter()
+        .filter(|m| m["method"] == "window/showMessage")
+        .count();
+    assert_eq!(again, 0, "said once: {:#?}", client.seen);
+    client.shutdown();
+}
+
+#[test]
+fn references_of_a_component_that_aliases_another_are_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r##"{
+  "mcpdesc": "0.8.0",
+  "info": {"name": "w", "version": "1.0.0"},
+  "protocolVersions": ["2025-06-18"],
+  "components": {"schemas": {
+    "Alias": {"$componentRef": "#/components/schemas/Base"},
+    "Base": {"type": "object"}
+  }},
+  "tools": [
+    {"name": "t", "description": "d", "inputSchema": {"$componentRef": "#/components/schemas/Alias"}},
+    {"name": "u", "description": "d", "inputSchema": {"$componentRef": "#/components/schemas/Base"}}
+  ]
+}
+"##;
+    let uri = file_uri(&dir.path().join("a.mcpdesc.json"));
+    let (mut client, _) = Client::start(dir.path(), &[], json!({}));
+    client.open(&uri, "json", text);
+    client.diagnostics(&uri, 1);
+    let refs = |client: &mut Client, line: u64, character: u64| -> Vec<u64> {
+        let r = client.request(
+            "textDocument/references",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character},
+                   "context": {"includeDeclaration": false}}),
+        );
+        let mut lines: Vec<u64> = r
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["range"]["start"]["line"].as_u64().unwrap())
+            .collect();
+        lines.sort_unstable();
+        lines
+    };
+    // On the key `Alias`: the tool that uses it, not those of `Base`.
+    assert_eq!(refs(&mut client, 5, 5), [9]);
+    // On the reference inside `Alias`: the uses of `Base`, the alias among them.
+    assert_eq!(refs(&mut client, 5, 30), [5, 10]);
+    client.shutdown();
+}
+
+#[test]
+fn a_lone_carriage_return_ends_a_line_as_the_editor_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut client, _) = Client::start(dir.path(), &[], json!({}));
+    // JSON: the engine reads a lone CR as whitespace; the editor shows a new line.
+    let json_text = "{\"mcpdesc\": \"0.8.0\",\r\"info\": {\"name\": \"w\", \"version\": \"1.0.0\"},\r\"protocolVersions\": [\"2025-06-18\"],\r\"bogus\": 1}\n";
+    let uri = file_uri(&dir.path().join("a.mcpdesc.json"));
+    client.open(&uri, "json", json_text);
+    let diags = client.diagnostics(&uri, 1);
+    let d = diags
+        .iter()
+        .find(|d| d["data"]["pointer"] == "/bogus")
+        .unwrap_or_else(|| panic!("{diags:#?}"));
+    assert_eq!(
+        d["range"]["start"],
+        json!({"line": 3, "character": 0}),
+        "{d}"
+    );
+    // YAML: the engine counts it too.
+    let yaml_text = "mcpdesc: 0.8.0\rinfo: {name: w, version: 1.0.0}\rprotocolVersions: [2025-06-18]\rbogus: 1\n";
+    let uri = file_uri(&dir.path().join("b.mcpdesc.yaml"));
+    client.open(&uri, "yaml", yaml_text);
+    let diags = client.diagnostics(&uri, 1);
+    let d = diags
+        .iter()
+        .find(|d| d["data"]["pointer"] == "/bogus")
+        .unwrap_or_else(|| panic!("{diags:#?}"));
+    assert_eq!(
+        d["range"]["start"],
+        json!({"line": 3, "character": 0}),
+        "{d}"
+    );
+    client.shutdown();
+}
+
+#[test]
+fn an_edit_that_cannot_be_applied_withdraws_the_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut client, _) = Client::start(dir.path(), &[], json!({}));
+    let uri = file_uri(&dir.path().join("a.mcpdesc.json"));
+    client.open(
+        &uri,
+        "json",
+        r#"{"mcpdesc": "0.8.0", "info": {"name": "w", "version": "1.0.0"}, "protocolVersions": ["2025-06-18"], "bogus": 1}"#,
+    );
+    assert!(!client.diagnostics(&uri, 1).is_empty());
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 0, "character": -3},
+                                             "end": {"line": 0, "character": 1}}, "text": ""}]}),
+    );
+    let m = show_message(&mut client, "could not be applied");
+    assert_eq!(m["params"]["type"], 1, "{m}");
+    let withdrawn = client.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+    });
+    assert_eq!(withdrawn["params"]["diagnostics"], json!([]), "{withdrawn}");
+    // Opened again, it is checked again.
+    client.open(&uri, "json", "{}");
+    assert!(!client.diagnostics(&uri, 1).is_empty());
+    client.shutdown();
+}

@@ -236,6 +236,8 @@ describe('the engine cache', () => {
     mkdirSync(dir);
     copyFileSync(path.join(RULES, 'catalogue.yaml'), path.join(dir, 'catalogue.yaml'));
     copyFileSync(path.join(RULES, 'tools.yaml'), path.join(dir, 'tools.yaml'));
+    // Its rules name surfaces of the map.
+    copyFileSync(path.join(RULES, 'surfaces.yaml'), path.join(dir, 'surfaces.yaml'));
     const before = validate(BAD_TOOL, { rules: dir });
     assert.ok(before.diagnostics.some((d) => d.rule === 'mcpdesc.tool.closed'), JSON.stringify(before.diagnostics));
     // The rule files change on disk: the cached engine keeps judging by the old ones...

@@ -195,6 +195,8 @@ class TestTheEngineCache:
         directory.mkdir()
         shutil.copy(RULES / "catalogue.yaml", directory / "catalogue.yaml")
         shutil.copy(RULES / "tools.yaml", directory / "tools.yaml")
+        # Its rules name surfaces of the map.
+        shutil.copy(RULES / "surfaces.yaml", directory / "surfaces.yaml")
         before = validate(BAD_TOOL, rules=directory)
         assert any(d.rule == "mcpdesc.tool.closed" for d in before.diagnostics), before.diagnostics
         # The rule files change on disk: the cached engine keeps judging by the old ones...

@@ -9,7 +9,7 @@ use lsp_types::{
 use mcpdesc_core::document::pointer;
 use mcpdesc_core::rules::FixKind;
 use mcpdesc_core::versions::VersionSet;
-use mcpdesc_core::{Catalogue, Diagnostic, Document};
+use mcpdesc_core::{Catalogue, Diagnostic, Document, Format};
 use serde_json::{json, Value};
 
 use super::diagnostics::{catalogue_of, range_of, FindingData};
@@ -35,19 +35,27 @@ pub fn code_actions(checked: &Checked, params: CodeActionParams) -> Vec<CodeActi
             .as_ref()
             .is_none_or(|only| only.iter().any(|o| kind.as_str().starts_with(o.as_str())))
     };
-    if !wanted(&CodeActionKind::QUICKFIX) {
+    // A capture is a recording: it has no place for a suppression or a scope, and an edit
+    // would make it record something else.
+    if !wanted(&CodeActionKind::QUICKFIX) || doc.format() == Format::Capture {
         return Vec::new();
     }
     let uri = &params.text_document.uri;
+    let default_limits = mcpdesc_core::Limits::default();
+    let limits = checked
+        .engine
+        .as_deref()
+        .map_or(&default_limits, |e| e.limits());
+    let keeps = |edit: &Edit| keeps_document(&checked.text, edit, doc.format(), limits);
     let mut out = Vec::new();
     for (lsp_diag, d) in findings_in(checked, &params) {
         if is_cli_rule(&d.rule) {
             continue;
         }
-        if let Some(action) = fix(cat, doc, &checked.text, d) {
+        if let Some(action) = fix(cat, doc, &checked.text, d).filter(|a| keeps(&a.edit)) {
             out.push(action.into_code_action(uri, &checked.text, lsp_diag.clone(), true));
         }
-        if let Some(edit) = suppression(doc, &checked.text, d) {
+        if let Some(edit) = suppression(doc, &checked.text, d).filter(|e| keeps(e)) {
             out.push(
                 Action {
                     title: format!("Suppress {} here (x-mcpdesc-suppress)", d.rule),
@@ -58,6 +66,21 @@ pub fn code_actions(checked: &Checked, params: CodeActionParams) -> Vec<CodeActi
         }
     }
     out
+}
+
+/// Whether `text` with `edit` applied still reads as a document of `format`: an action is
+/// offered only when taking it leaves the author with a document we can read.
+fn keeps_document(text: &Text, edit: &Edit, format: Format, limits: &mcpdesc_core::Limits) -> bool {
+    let s = text.as_str();
+    if edit.start > edit.end
+        || edit.end > s.len()
+        || !s.is_char_boundary(edit.start)
+        || !s.is_char_boundary(edit.end)
+    {
+        return false;
+    }
+    let edited = format!("{}{}{}", &s[..edit.start], edit.text, &s[edit.end..]);
+    Document::parse_str(&edited, format, limits).is_ok()
 }
 
 /// The findings whose diagnostics the request names, or else that overlap its range.

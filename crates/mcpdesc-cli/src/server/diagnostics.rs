@@ -110,7 +110,10 @@ pub fn for_rule_problems(e: &RuleError) -> HashMap<Uri, Vec<Diagnostic>> {
             continue;
         };
         let text = std::fs::read_to_string(file).unwrap_or_default();
-        let range = range_of(&Text::new(text), *line, *column);
+        let text = Text::new(text);
+        // Rule files are YAML.
+        text.read_as(mcpdesc_core::Format::Yaml);
+        let range = range_of(&text, *line, *column);
         out.entry(uri).or_default().push(Diagnostic {
             range,
             severity: Some(DiagnosticSeverity::ERROR),

@@ -146,6 +146,7 @@ pub fn run(args: ServerArgs) -> Result<ExitCode> {
         watch,
         reload_at: None,
         shown_errors: HashSet::new(),
+        shown_warnings: HashSet::new(),
         rule_file_diagnostics: HashSet::new(),
     };
     let code = server.main_loop(&connection, &results_rx, &watch_events)?;
@@ -254,6 +255,8 @@ struct Server {
     reload_at: Option<Instant>,
     /// Rule-loading errors already shown as messages.
     shown_errors: HashSet<String>,
+    /// Warnings about the settings already shown, each once a session.
+    shown_warnings: HashSet<String>,
     /// Rule files that carry diagnostics of a failed load.
     rule_file_diagnostics: HashSet<Uri>,
 }
@@ -376,10 +379,12 @@ impl Server {
                 );
             }
             notif::DidChangeTextDocument::METHOD => {
-                let Ok(p) =
-                    serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(n.params)
-                else {
-                    return;
+                let uri = n.params["textDocument"]["uri"].as_str().map(str::to_owned);
+                let p = match serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(
+                    n.params,
+                ) {
+                    Ok(p) => p,
+                    Err(e) => return self.lost_edit(uri, &e.to_string()),
                 };
                 let debounce = self.startup.debounce;
                 let Some(doc) = self.docs.get_mut(&p.text_document.uri) else {
@@ -421,6 +426,27 @@ impl Server {
             }
             _ => {}
         }
+    }
+
+    /// An edit that cannot be read or applied: the server's text no longer matches the
+    /// editor's, so the document's findings are withdrawn (they would point at text the author
+    /// does not see) and the document is dropped until the editor opens it again.
+    fn lost_edit(&mut self, uri: Option<String>, why: &str) {
+        let Some(uri) = uri.and_then(|u| u.parse::<Uri>().ok()) else {
+            return;
+        };
+        if self.docs.remove(&uri).is_none() {
+            return;
+        }
+        self.publish(uri.clone(), Vec::new(), None);
+        self.notify::<notif::ShowMessage>(ShowMessageParams {
+            typ: MessageType::ERROR,
+            message: format!(
+                "mcpdesc: an edit of {} could not be applied ({}); its findings are withdrawn until the file is opened again",
+                crate::render::safe::escape(uri.as_str()),
+                crate::render::safe::escape(why)
+            ),
+        });
     }
 
     fn on_request(&mut self, r: Request) {
@@ -484,6 +510,7 @@ impl Server {
         let version = checked.version;
         let diagnostics = diagnostics::for_checked(&checked);
         let rule_error = checked.rule_error.clone();
+        let warnings = checked.warnings.clone();
         let previous = doc.checked.replace(checked);
         self.publish(uri, diagnostics, Some(version));
         // Freeing a large document takes milliseconds that requests should not wait for.
@@ -491,6 +518,14 @@ impl Server {
             std::thread::spawn(move || drop(previous));
         }
         self.show_rule_error(rule_error.as_ref());
+        for w in warnings.iter() {
+            if self.shown_warnings.insert(w.clone()) {
+                self.notify::<notif::ShowMessage>(ShowMessageParams {
+                    typ: MessageType::WARNING,
+                    message: format!("mcpdesc: {}", crate::render::safe::escape(w)),
+                });
+            }
+        }
     }
 
     /// Reports a rule-loading failure once, and on the rule files at their positions.

@@ -93,9 +93,18 @@ pub fn references(checked: &Checked, params: ReferenceParams) -> Option<Vec<Loca
     let at = doc.pointer_at(checked.text.doc_position(p.position));
     let mut uses = Vec::new();
     collect_references(doc.root(), &mut String::new(), &member, &mut uses);
-    // A reference under the cursor names its target; otherwise the cursor is in the
-    // target, or inside it: the innermost enclosing node that something references.
-    let target = reference_under(doc, &at, &member).or_else(|| {
+    // A node that is referenced is the target, even when its own value is a reference to
+    // another (a component that aliases one); a reference under the cursor names its
+    // target; otherwise the cursor is inside the target: the innermost enclosing node that
+    // something references.
+    let on_member = pointer::last(&at).is_some_and(|t| t == member);
+    let referenced = !on_member && uses.iter().any(|(_, t)| *t == at);
+    let direct = if referenced {
+        Some(at.clone())
+    } else {
+        reference_under(doc, &at, &member)
+    };
+    let target = direct.or_else(|| {
         std::iter::successors(Some(at.as_str()), |q| pointer::parent(q))
             .find(|q| uses.iter().any(|(_, t)| t == q))
             .map(str::to_owned)

@@ -1,43 +1,110 @@
 //! An open document's text and the three ways positions are counted in it: byte offsets
 //! (edits), Unicode scalar values (the engine's 1-based columns) and UTF-16 code units (the
 //! Language Server Protocol's columns).
+//!
+//! Lines differ too: the protocol ends a line at `\n`, `\r\n` and a lone `\r`; the engine does
+//! so for YAML, but reads JSON and captures with `\n` alone (a lone `\r` is whitespace inside a
+//! line there). Both are kept, so that a finding lands on the line the editor shows.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use lsp_types::{Position, Range, TextDocumentContentChangeEvent};
 use mcpdesc_core::document::Position as DocPosition;
+use mcpdesc_core::Format;
 
 /// A document's text with the byte offset of each line start.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Text {
     text: String,
+    /// Line starts as the protocol counts them.
     line_starts: Vec<usize>,
+    /// Line starts counting `\n` alone, when the text has a lone `\r` (else the same as
+    /// `line_starts`).
+    newline_starts: Option<Vec<usize>>,
+    /// Whether the engine reads this text with `\n` alone as a line break. The worker, which
+    /// decides the format, says so before any finding of this text is placed.
+    newline_only: AtomicBool,
+}
+
+impl Clone for Text {
+    fn clone(&self) -> Text {
+        Text {
+            text: self.text.clone(),
+            line_starts: self.line_starts.clone(),
+            newline_starts: self.newline_starts.clone(),
+            newline_only: AtomicBool::new(self.newline_only.load(Ordering::Relaxed)),
+        }
+    }
 }
 
 impl Text {
     pub fn new(text: String) -> Text {
+        let bytes = text.as_bytes();
         let mut line_starts = vec![0];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        Text { text, line_starts }
+        let mut lone_return = false;
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                b'\n' => line_starts.push(i + 1),
+                b'\r' if bytes.get(i + 1) != Some(&b'\n') => {
+                    lone_return = true;
+                    line_starts.push(i + 1);
+                }
+                _ => {}
+            }
+        }
+        let newline_starts = lone_return.then(|| {
+            std::iter::once(0)
+                .chain(
+                    bytes
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &b)| b == b'\n')
+                        .map(|(i, _)| i + 1),
+                )
+                .collect()
+        });
+        Text {
+            text,
+            line_starts,
+            newline_starts,
+            newline_only: AtomicBool::new(true),
+        }
+    }
+
+    /// Says how the engine reads this text: positions of findings and of nodes follow it.
+    pub fn read_as(&self, format: Format) {
+        self.newline_only
+            .store(format != Format::Yaml, Ordering::Relaxed);
+    }
+
+    /// The line starts the engine counts.
+    fn engine_starts(&self) -> &[usize] {
+        match &self.newline_starts {
+            Some(starts) if self.newline_only.load(Ordering::Relaxed) => starts,
+            _ => &self.line_starts,
+        }
     }
 
     pub fn as_str(&self) -> &str {
         &self.text
     }
 
-    /// The text of line `line` (0-based), without its line break.
-    pub fn line(&self, line: usize) -> &str {
-        let Some(&start) = self.line_starts.get(line) else {
+    /// The text of line `line` (0-based) of `starts`, without its line break.
+    fn line_in(&self, starts: &[usize], line: usize) -> &str {
+        let Some(&start) = starts.get(line) else {
             return "";
         };
-        let end = self
-            .line_starts
-            .get(line + 1)
-            .map_or(self.text.len(), |&e| e - 1);
-        self.text[start..end.max(start)].trim_end_matches('\r')
+        let end = starts.get(line + 1).map_or(self.text.len(), |&e| e);
+        let line = &self.text[start..end.max(start)];
+        line.strip_suffix("\r\n")
+            .or_else(|| line.strip_suffix('\n'))
+            .or_else(|| line.strip_suffix('\r'))
+            .unwrap_or(line)
+    }
+
+    /// The text of line `line` (0-based), without its line break.
+    pub fn line(&self, line: usize) -> &str {
+        self.line_in(&self.line_starts, line)
     }
 
     /// The byte offset of the start of line `line` (0-based), or the end of the text.
@@ -85,12 +152,13 @@ impl Text {
         if pos.line == 0 {
             return None;
         }
+        let starts = self.engine_starts();
         let line = pos.line as usize - 1;
-        if line >= self.line_starts.len() {
+        if line >= starts.len() {
             return None;
         }
-        let start = self.line_starts[line];
-        let text = self.line(line);
+        let start = starts[line];
+        let text = self.line_in(starts, line);
         let col = pos.column.saturating_sub(1) as usize;
         Some(start + text.char_indices().nth(col).map_or(text.len(), |(i, _)| i))
     }
@@ -98,10 +166,10 @@ impl Text {
     /// The engine position of an LSP position.
     pub fn doc_position(&self, pos: Position) -> DocPosition {
         let offset = self.offset(pos);
-        let line = pos.line.min(self.line_starts.len() as u32 - 1);
-        let start = self.line_starts[line as usize];
-        let column = self.text[start..offset].chars().count() as u32 + 1;
-        DocPosition::new(line + 1, column)
+        let starts = self.engine_starts();
+        let line = starts.partition_point(|&s| s <= offset) - 1;
+        let column = self.text[starts[line]..offset].chars().count() as u32 + 1;
+        DocPosition::new(line as u32 + 1, column)
     }
 
     /// The LSP range of bytes `start..end`.
@@ -157,9 +225,30 @@ mod tests {
         assert_eq!(t.line(0), "x");
     }
 
+    #[test]
+    fn a_lone_return_ends_a_line_for_the_editor_and_for_yaml_only() {
+        let t = Text::new("{\"a\": 1,\r\"b\": [\r\n2]}\n".into());
+        // The editor: three lines.
+        assert_eq!(t.position(9), Position::new(1, 0));
+        assert_eq!(t.line(1), "\"b\": [");
+        assert_eq!(
+            t.position(t.as_str().find('2').unwrap()),
+            Position::new(2, 0)
+        );
+        // The engine reads JSON with `\n` alone: `"b"` is on line 1, column 10.
+        t.read_as(Format::Json);
+        assert_eq!(t.offset_of(DocPosition::new(1, 10)), Some(9));
+        assert_eq!(t.doc_position(Position::new(1, 0)), DocPosition::new(1, 10));
+        assert_eq!(t.offset_of(DocPosition::new(2, 1)), t.as_str().find('2'));
+        // YAML counts the lone `\r` as the editor does.
+        t.read_as(Format::Yaml);
+        assert_eq!(t.offset_of(DocPosition::new(2, 1)), Some(9));
+        assert_eq!(t.doc_position(Position::new(1, 0)), DocPosition::new(2, 1));
+    }
+
     use proptest::prelude::*;
 
-    /// Any text, with multi-byte and astral characters and both line endings.
+    /// Any text, with multi-byte and astral characters and the three line endings.
     fn text() -> impl Strategy<Value = String> {
         proptest::collection::vec(
             prop_oneof![
@@ -168,6 +257,7 @@ mod tests {
                 Just("😀"),
                 Just("\n"),
                 Just("\r\n"),
+                Just("\r"),
                 Just(" ")
             ],
             0..40,

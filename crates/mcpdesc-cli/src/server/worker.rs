@@ -49,6 +49,8 @@ pub struct Checked {
     pub links: Arc<RuleLinks>,
     /// Why the rules could not be loaded, with the rule-file positions.
     pub rule_error: Option<RuleError>,
+    /// What the editor is to be told once about the settings the document was checked with.
+    pub warnings: Arc<[String]>,
     /// Directories whose changes call for a reload: rule directories and configuration.
     pub watch: Vec<PathBuf>,
     /// How long the check took.
@@ -67,6 +69,9 @@ struct Built {
     engine: Arc<Engine>,
     selection: Selection,
     links: Arc<RuleLinks>,
+    /// What the editor is told once about these settings: select and ignore patterns that
+    /// match no rule.
+    warnings: Arc<[String]>,
 }
 
 pub struct Worker {
@@ -150,6 +155,7 @@ impl Checked {
             release: String::new(),
             links: Arc::new(RuleLinks::default()),
             rule_error: None,
+            warnings: Arc::from([]),
             watch: Vec::new(),
             cost: std::time::Duration::ZERO,
         }
@@ -203,7 +209,9 @@ impl Worker {
             }
         };
         let engine = built.engine.clone();
+        checked.warnings = built.warnings.clone();
         let format = settings.kind.format(&job.name);
+        job.text.read_as(format);
         let text = job.text.as_str();
         let parsed = Document::parse_str(text, format, engine.limits());
         let (mut findings, doc, release) = match parsed {
@@ -316,6 +324,12 @@ fn build(settings: &Settings, limits: &Limits) -> Result<Built, RuleError> {
         message,
         problems: Vec::new(),
     })?;
+    let cli_ids: Vec<&str> = crate::suppress::cli_rules().map(|r| r.id).collect();
+    let warnings: Arc<[String]> = selection
+        .unmatched(engine.catalogue(), &cli_ids)
+        .into_iter()
+        .map(|p| format!("`{p}` (select or ignore) matches no rule of the catalogue"))
+        .collect();
     let engine = engine.with_selection(selection.clone());
     let links = Arc::new(RuleLinks::for_engine(
         &engine,
@@ -326,6 +340,7 @@ fn build(settings: &Settings, limits: &Limits) -> Result<Built, RuleError> {
         engine: Arc::new(engine),
         selection,
         links,
+        warnings,
     })
 }
 

@@ -49,6 +49,12 @@ pub fn suffix(rel: &str) -> Result<String, String> {
 pub(super) fn unknown_surface(name: &str, subject: bool, map: &SurfaceMap) -> String {
     let names = || map.0.keys().map(String::as_str);
     let meant = super::suggest::closest(name, names());
+    if map.0.is_empty() {
+        return format!(
+            "there is no surface `{name}`: these rules define no surfaces (a `surfaces` block, \
+             as the shipped `surfaces.yaml` has); define it, or declare free text as `{{text: ...}}`"
+        );
+    }
     match (subject, meant) {
         (true, Some(c)) => format!(
             "a rule with a `subject` targets its surface, and there is no surface `{name}`; did you mean `{c}`?"
