@@ -276,34 +276,34 @@ fn references_of_a_component_that_aliases_another_are_its_own() {
 fn a_lone_carriage_return_ends_a_line_as_the_editor_counts() {
     let dir = tempfile::tempdir().unwrap();
     let (mut client, _) = Client::start(dir.path(), &[], json!({}));
-    // JSON: the engine reads a lone CR as whitespace; the editor shows a new line.
-    let json_text = "{\"mcpdesc\": \"0.8.0\",\r\"info\": {\"name\": \"w\", \"version\": \"1.0.0\"},\r\"protocolVersions\": [\"2025-06-18\"],\r\"bogus\": 1}\n";
-    let uri = file_uri(&dir.path().join("a.mcpdesc.json"));
-    client.open(&uri, "json", json_text);
-    let diags = client.diagnostics(&uri, 1);
-    let d = diags
-        .iter()
-        .find(|d| d["data"]["pointer"] == "/bogus")
-        .unwrap_or_else(|| panic!("{diags:#?}"));
-    assert_eq!(
-        d["range"]["start"],
-        json!({"line": 3, "character": 0}),
-        "{d}"
-    );
-    // YAML: the engine counts it too.
-    let yaml_text = "mcpdesc: 0.8.0\rinfo: {name: w, version: 1.0.0}\rprotocolVersions: [2025-06-18]\rbogus: 1\n";
-    let uri = file_uri(&dir.path().join("b.mcpdesc.yaml"));
-    client.open(&uri, "yaml", yaml_text);
-    let diags = client.diagnostics(&uri, 1);
-    let d = diags
-        .iter()
-        .find(|d| d["data"]["pointer"] == "/bogus")
-        .unwrap_or_else(|| panic!("{diags:#?}"));
-    assert_eq!(
-        d["range"]["start"],
-        json!({"line": 3, "character": 0}),
-        "{d}"
-    );
+    // JSON: the engine reads a lone CR as whitespace; the editor shows a new line. YAML: the
+    // engine counts it too.
+    let documents = [
+        (
+            "a.mcpdesc.json",
+            "json",
+            "{\"mcpdesc\": \"0.8.0\",\r\"info\": {\"name\": \"w\", \"version\": \"1.0.0\"},\r\"protocolVersions\": [\"2025-06-18\"],\r\"bogus\": 1}\n",
+        ),
+        (
+            "b.mcpdesc.yaml",
+            "yaml",
+            "mcpdesc: 0.8.0\rinfo: {name: w, version: 1.0.0}\rprotocolVersions: [2025-06-18]\rbogus: 1\n",
+        ),
+    ];
+    for (name, language, text) in documents {
+        let uri = file_uri(&dir.path().join(name));
+        client.open(&uri, language, text);
+        let diags = client.diagnostics(&uri, 1);
+        let d = diags
+            .iter()
+            .find(|d| d["data"]["pointer"] == "/bogus")
+            .unwrap_or_else(|| panic!("{name}: {diags:#?}"));
+        assert_eq!(
+            d["range"]["start"],
+            json!({"line": 3, "character": 0}),
+            "{name}: {d}"
+        );
+    }
     client.shutdown();
 }
 

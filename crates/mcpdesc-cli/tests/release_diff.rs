@@ -528,16 +528,16 @@ fn an_unserved_version_exits_2_with_the_supported_versions() {
 /// fixture corpus says so in a screenful, the messages that list versions as rewordings.
 #[test]
 fn a_new_protocol_revision_diffs_on_one_screen() {
-    let run = mcpdesc([
-        "diff",
+    const NEXT: &[&str] = &[
         "--base-spec-version",
         "0.8.0",
         "--rules",
         "crates/mcpdesc-core/tests/releases/next-revision",
         "--spec-version",
         "0.8.1",
-        "spec-fixtures",
-    ]);
+    ];
+    let corpus = Path::new("spec-fixtures");
+    let run = diff(NEXT, corpus, false);
     assert_eq!(run.code, Some(0), "{}", run.output());
     let md = &run.stdout;
     for needle in [
@@ -560,21 +560,7 @@ fn a_new_protocol_revision_diffs_on_one_screen() {
     assert!(lines <= 64, "{lines} lines:\n{md}");
 
     // The JSON report keeps every appeared and vanished finding: a rewording is both.
-    let run = mcpdesc([
-        "diff",
-        "--base-spec-version",
-        "0.8.0",
-        "--rules",
-        "crates/mcpdesc-core/tests/releases/next-revision",
-        "--spec-version",
-        "0.8.1",
-        "--format",
-        "json",
-        "spec-fixtures",
-    ]);
-    assert_eq!(run.code, Some(0), "{}", run.output());
-    let v: Value = serde_json::from_str(&run.stdout).unwrap();
-    let rules = by_rule(&v);
+    let rules = by_rule(&diff_json(NEXT, corpus));
     let (appeared, vanished) = &rules["mcp.wire.known-protocol-version"];
     assert_eq!((appeared.len(), vanished.len()), (4, 4));
 }

@@ -116,20 +116,20 @@ impl HttpTransport {
                 )))
             };
         }
-        match serde_json::from_str::<Value>(&text) {
+        match super::transport::json(text.as_bytes()) {
             // A JSON-RPC batch, which servers of 2025-03-26 may send.
-            Ok(Value::Array(messages)) => {
+            Some(Value::Array(messages)) => {
                 self.pending
                     .extend(messages.into_iter().map(Incoming::Message));
             }
-            Ok(message) => self.pending.push_back(Incoming::Message(message)),
-            Err(_) if status >= 400 => {
+            Some(message) => self.pending.push_back(Incoming::Message(message)),
+            None if status >= 400 => {
                 return Err(TransportError::Http(format!(
                     "HTTP {status}: {}",
                     text.trim().chars().take(300).collect::<String>()
                 )))
             }
-            Err(_) => self.pending.push_back(Incoming::Raw(text)),
+            None => self.pending.push_back(Incoming::Raw(text)),
         }
         Ok(())
     }
@@ -244,9 +244,9 @@ impl EventStream {
 }
 
 fn parse(data: String) -> Incoming {
-    match serde_json::from_str(&data) {
-        Ok(v) => Incoming::Message(v),
-        Err(_) => Incoming::Raw(data),
+    match super::transport::json(data.as_bytes()) {
+        Some(v) => Incoming::Message(v),
+        None => Incoming::Raw(data),
     }
 }
 

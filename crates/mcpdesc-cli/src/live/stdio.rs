@@ -127,10 +127,7 @@ impl Transport for StdioTransport {
             return Err(TransportError::Timeout);
         };
         match self.lines.recv_timeout(wait) {
-            Ok(ReadEvent::Line(bytes)) => Ok(match serde_json::from_slice::<Value>(&bytes) {
-                Ok(v) => Incoming::Message(v),
-                Err(_) => Incoming::Raw(String::from_utf8_lossy(&bytes).into_owned()),
-            }),
+            Ok(ReadEvent::Line(bytes)) => Ok(super::transport::incoming(&bytes)),
             Ok(ReadEvent::End) | Err(RecvTimeoutError::Disconnected) => Err(self.closed_error()),
             Err(RecvTimeoutError::Timeout) => Err(TransportError::Timeout),
         }
