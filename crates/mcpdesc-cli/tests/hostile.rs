@@ -824,6 +824,37 @@ fn rules_directory_with_a_symlink_loop() {
     assert!(out.code == 0 || out.code == 2, "{}", excerpt(&out.out));
 }
 
+#[cfg(unix)]
+#[test]
+fn rules_directory_with_a_symlink_out_of_it() {
+    // A link to `/` would walk the whole file system, `/proc` included; one to a file outside
+    // would read it. Neither is followed, and loading says so.
+    let s = Scratch::new();
+    let dir = rules_dir(&s, &[]);
+    std::os::unix::fs::symlink("/", dir.join("root")).expect("symlink");
+    let outside = s.0.path().join("outside.yaml");
+    std::fs::write(&outside, "rules: []\n").unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("outside.yaml")).expect("symlink");
+    // A link that stays inside is followed.
+    std::fs::create_dir(dir.join("inner")).unwrap();
+    std::os::unix::fs::symlink(dir.join("inner"), dir.join("alias")).expect("symlink");
+    let started = std::time::Instant::now();
+    let out = run(&["rules", "list", "--rules", dir.to_str().unwrap()]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(out.code, 2, "{}", excerpt(&out.out));
+    for needle in [
+        "root: a symbolic link that leads out of the rules directory",
+        "outside.yaml: a symbolic link",
+    ] {
+        assert!(
+            out.out.contains(needle),
+            "no {needle:?} in {}",
+            excerpt(&out.out)
+        );
+    }
+    assert!(!out.out.contains("alias"), "{}", excerpt(&out.out));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Output: document and rule text that would act on the reader's terminal
 

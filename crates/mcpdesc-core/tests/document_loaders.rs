@@ -1000,6 +1000,19 @@ fn collection_length_limit() {
         "max-collection-len",
         pos(3, 1),
     );
+    // A capture's message list is a collection like any other, one entry per line.
+    let m = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    Document::parse_str(&format!("{m}\n{m}\n"), Format::Capture, &l).unwrap();
+    assert_limit(
+        Document::parse_str(&format!("{m}\n{m}\n\n{m}\n"), Format::Capture, &l),
+        "max-collection-len",
+        pos(4, 1),
+    );
+    assert_limit(
+        Document::parse_str(&format!("{m}\n{m}\nnot json\n"), Format::Capture, &l),
+        "max-collection-len",
+        pos(3, 1),
+    );
     let l = limits(|l| l.max_collection_len = 0);
     Document::parse_str("[]", Format::Json, &l).unwrap();
     assert_limit(

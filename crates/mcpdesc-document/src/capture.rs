@@ -49,6 +49,8 @@ struct Reader<'t, 'l> {
     limits: &'l Limits,
     b: Builder<'t>,
     nodes: u64,
+    /// Entries of the message list so far.
+    entries: u64,
 }
 
 /// Reads `text` as a capture. Every message is stored where it was read, with its source
@@ -61,6 +63,7 @@ pub(super) fn parse_tree<'t>(text: &'t str, limits: &Limits) -> Result<Tree<'t>,
         limits,
         b: Builder::new(text, text.len() / 10),
         nodes: 0,
+        entries: 0,
     };
     // A capture that is one JSON value is the array form, or one message (pretty-printed,
     // perhaps): neither is framed line by line. Newline-delimited text fails this read at its
@@ -277,6 +280,7 @@ impl<'t> Reader<'t, '_> {
         dir: Option<String>,
     ) -> Result<(), LoadError> {
         self.count(nodes as u64 + 3, line)?;
+        self.entry(line)?;
         let b = &mut self.b;
         let entry = b.open(start, true);
         b.key("line", start);
@@ -313,6 +317,7 @@ impl<'t> Reader<'t, '_> {
         start: u32,
     ) -> Result<(), LoadError> {
         self.count(members.len() as u64 + 1, line)?;
+        self.entry(line)?;
         let b = &mut self.b;
         let entry = b.open(start, true);
         for (key, value) in members {
@@ -323,6 +328,22 @@ impl<'t> Reader<'t, '_> {
             }
         }
         b.close_object(entry);
+        Ok(())
+    }
+
+    /// Bounds the message list as any array is bounded: a capture is one collection of
+    /// entries, however it is framed.
+    fn entry(&mut self, line: u32) -> Result<(), LoadError> {
+        if self.entries >= self.limits.max_collection_len {
+            return Err(LoadError::new(
+                LoadErrorKind::Limit {
+                    limit: "max-collection-len",
+                    value: self.limits.max_collection_len,
+                },
+                Position::new(line, 1),
+            ));
+        }
+        self.entries += 1;
         Ok(())
     }
 

@@ -391,6 +391,26 @@ fn read_dir(
     };
     for entry in entries.flatten() {
         let path = entry.path();
+        // A link is followed only where it stays inside the rules directory: one to `/` would
+        // read the whole file system (`/proc` included).
+        if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+            let inside = match (std::fs::canonicalize(root), std::fs::canonicalize(&path)) {
+                (Ok(r), Ok(target)) => target.starts_with(&r).then_some(target),
+                // A dangling link names nothing to read.
+                _ => continue,
+            };
+            if inside.is_none() {
+                problems.push(RuleProblem {
+                    file: path.display().to_string(),
+                    line: 0,
+                    column: 0,
+                    message: "a symbolic link that leads out of the rules directory; rule files \
+                              read nothing outside it, so it is not followed"
+                        .into(),
+                });
+                continue;
+            }
+        }
         if path.is_dir() {
             read_dir(root, &path, files, problems, seen);
             continue;
