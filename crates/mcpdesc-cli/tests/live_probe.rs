@@ -351,6 +351,19 @@ fn a_server_that_exits_at_once() {
 }
 
 #[test]
+fn a_server_that_stops_reading_does_not_hold_us_past_the_deadline() {
+    // It asks and asks, and reads none of the answers: a write to it blocks once the pipe is
+    // full, and the answer's deadline ends the wait.
+    let p = probe_fake("deaf", &["2025-06-18"], Duration::from_secs(20));
+    assert_ne!(p.run.code, Some(0), "{}", p.run.output());
+    assert!(
+        p.run.output().contains("no answer within 700 ms"),
+        "{}",
+        p.run.output()
+    );
+}
+
+#[test]
 fn a_server_that_never_answers() {
     // Five versions asked for, but a silent server is given up on after the first.
     let p = probe_fake("silent", &[], Duration::from_secs(5));

@@ -25,6 +25,9 @@ const EXIT_GRACE: Duration = Duration::from_millis(1000);
 /// How long a server that closed its output gets to report its exit status.
 const EXIT_REPORT_WAIT: Duration = Duration::from_millis(1000);
 
+/// A line for the server's standard input, and where to say whether it was written.
+type PendingWrite = (Vec<u8>, mpsc::SyncSender<std::io::Result<()>>);
+
 enum ReadEvent {
     Line(Vec<u8>),
     End,
@@ -32,7 +35,12 @@ enum ReadEvent {
 
 pub struct StdioTransport {
     child: Child,
-    stdin: Option<ChildStdin>,
+    /// Lines for the thread that writes the server's standard input; each is answered with
+    /// whether it was written. A server that stops reading would block a write for ever: the
+    /// session waits for the answer only until its deadline.
+    stdin: Option<mpsc::SyncSender<PendingWrite>>,
+    /// A write that missed its deadline and may still be blocked: nothing more can be sent.
+    stuck: bool,
     lines: Receiver<ReadEvent>,
     stderr: Arc<Tail>,
     closed: bool,
@@ -48,7 +56,7 @@ impl StdioTransport {
             .spawn()?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().map(writer);
         // Bounded, so that a server flooding its output waits for the session instead of
         // filling memory.
         let (tx, lines) = mpsc::sync_channel(1024);
@@ -82,6 +90,7 @@ impl StdioTransport {
         Ok(StdioTransport {
             child,
             stdin,
+            stuck: false,
             lines,
             stderr: tail,
             closed: false,
@@ -111,15 +120,33 @@ impl StdioTransport {
 }
 
 impl Transport for StdioTransport {
-    fn send(&mut self, msg: &Value, _deadline: Instant) -> Result<(), TransportError> {
+    fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), TransportError> {
         let mut line = serde_json::to_vec(msg).expect("a Value serialises");
         line.push(b'\n');
-        let written = match self.stdin.as_mut() {
-            Some(stdin) => stdin.write_all(&line).and_then(|()| stdin.flush()),
-            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        if self.stuck {
+            return Err(TransportError::Timeout);
+        }
+        let (done, written) = mpsc::sync_channel(1);
+        let queued = self
+            .stdin
+            .as_ref()
+            .is_some_and(|stdin| stdin.send((line, done)).is_ok());
+        if !queued {
+            return Err(self.closed_error());
+        }
+        let Some(wait) = remaining(deadline) else {
+            self.stuck = true;
+            return Err(TransportError::Timeout);
         };
-        // A write fails when the server has exited (or closed its input): say how it ended.
-        written.map_err(|_| self.closed_error())
+        match written.recv_timeout(wait) {
+            Ok(Ok(())) => Ok(()),
+            // A write fails when the server has exited (or closed its input): say how it ended.
+            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => Err(self.closed_error()),
+            Err(RecvTimeoutError::Timeout) => {
+                self.stuck = true;
+                Err(TransportError::Timeout)
+            }
+        }
     }
 
     fn receive(&mut self, deadline: Instant) -> Result<Incoming, TransportError> {
@@ -160,6 +187,24 @@ impl Drop for StdioTransport {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// The thread that writes the server's standard input, one line at a time, saying after each
+/// whether it was written. It ends when the transport drops its sender (which closes the
+/// server's input) or a write fails.
+fn writer(mut stdin: ChildStdin) -> mpsc::SyncSender<PendingWrite> {
+    let (tx, rx) = mpsc::sync_channel::<PendingWrite>(1);
+    thread::spawn(move || {
+        for (line, done) in rx {
+            let result = stdin.write_all(&line).and_then(|()| stdin.flush());
+            let failed = result.is_err();
+            let _ = done.send(result);
+            if failed {
+                return;
+            }
+        }
+    });
+    tx
 }
 
 /// The last [`STDERR_KEEP`] bytes of the server's standard error.

@@ -83,6 +83,15 @@ if MODE == "silent":
         pass
     sys.exit(0)
 
+if MODE == "deaf":
+    # Reads the first request, then sends requests without ever reading the answers: once
+    # the pipe to it is full, every write of the client's blocks.
+    recv()
+    n = 0
+    while True:
+        n += 1
+        send({"jsonrpc": "2.0", "id": f"ping-{n}", "method": "ping", "params": {"pad": "x" * 1000}})
+
 if MODE == "garbage":
     print("Server starting on stdio...")
     print("ready!")
