@@ -396,6 +396,24 @@ fn a_server_that_writes_garbage_first() {
 }
 
 #[test]
+fn a_flood_of_stray_responses_is_listed_three_times_and_counted() {
+    let p = probe_fake("wrong-id-flood", &["2025-06-18"], Duration::from_secs(20));
+    let r = p.only_report();
+    assert_eq!(r["negotiated"], "2025-06-18", "{}", p.run.output());
+    let errors = errors(r);
+    let stray = errors
+        .iter()
+        .filter(|e| e.contains("arrived while request 1 was waiting"))
+        .count();
+    assert_eq!(stray, 3, "{errors:#?}");
+    assert_eq!(
+        errors.last(),
+        Some(&"4997 more response(s) to no request that was waiting"),
+        "{errors:#?}"
+    );
+}
+
+#[test]
 fn a_server_that_answers_with_the_wrong_id() {
     let p = probe_fake("wrong-id", &["2025-06-18"], Duration::from_secs(10));
     assert_eq!(p.run.code, Some(1), "{}", p.run.output());

@@ -131,6 +131,7 @@ pub fn probe_calling(
     let mut ids = Ids::default();
     let mut reports = Vec::with_capacity(versions.len());
     for version in versions {
+        let was_cut = recorder.cut().is_some();
         let mut transport = connect(target, *timeouts)?;
         let outcome = session::run(
             live,
@@ -142,6 +143,10 @@ pub fn probe_calling(
             &calls(version),
         );
         transport.close();
+        let mut outcome = outcome;
+        if let (false, Some(note)) = (was_cut, recorder.cut()) {
+            outcome.report.errors.push(note);
+        }
         // A server that says nothing at all before failing the first time is not running
         // an MCP server; repeating that for every version would only multiply the wait.
         if reports.is_empty() && !outcome.heard_from_server {

@@ -101,6 +101,8 @@ pub fn run(
         },
         heard: false,
         raw_lines: 0,
+        stray_responses: 0,
+        not_jsonrpc: 0,
     };
     let fatal = match session.negotiate() {
         Ok(true) => session
@@ -113,12 +115,18 @@ pub fn run(
     if let Some(e) = &fatal {
         session.report.errors.push(e.clone());
     }
-    if session.raw_lines > MAX_RAW_REPORTED {
-        let more = session.raw_lines - MAX_RAW_REPORTED;
-        session
-            .report
-            .errors
-            .push(format!("{more} more line(s) of output that are not JSON"));
+    for (count, what) in [
+        (session.raw_lines, "line(s) of output that are not JSON"),
+        (
+            session.stray_responses,
+            "response(s) to no request that was waiting",
+        ),
+        (session.not_jsonrpc, "message(s) that are not JSON-RPC"),
+    ] {
+        if count > MAX_RAW_REPORTED {
+            let more = count - MAX_RAW_REPORTED;
+            session.report.errors.push(format!("{more} more {what}"));
+        }
     }
     Outcome {
         report: session.report,
@@ -138,6 +146,10 @@ struct Session<'a> {
     report: ServerReport,
     heard: bool,
     raw_lines: usize,
+    /// Responses to no waiting request, and messages that are not JSON-RPC: a server may
+    /// send millions; the first few are listed, the rest counted.
+    stray_responses: usize,
+    not_jsonrpc: usize,
 }
 
 /// A failure that ends the session, as the message for the report.
@@ -427,14 +439,22 @@ impl Session<'_> {
                             None => Reply::Result(msg["result"].clone()),
                         });
                     }
-                    self.report.errors.push(format!(
-                        "{method}: a response with id {got} arrived while request {id} was waiting"
-                    ));
+                    self.stray_responses += 1;
+                    if self.stray_responses <= MAX_RAW_REPORTED {
+                        self.report.errors.push(format!(
+                            "{method}: a response with id {got} arrived while request {id} was waiting"
+                        ));
+                    }
                 }
-                _ => self.report.errors.push(format!(
-                    "not a JSON-RPC message: {}",
-                    excerpt(&msg.to_string())
-                )),
+                _ => {
+                    self.not_jsonrpc += 1;
+                    if self.not_jsonrpc <= MAX_RAW_REPORTED {
+                        self.report.errors.push(format!(
+                            "not a JSON-RPC message: {}",
+                            excerpt(&msg.to_string())
+                        ));
+                    }
+                }
             }
         }
     }

@@ -105,6 +105,10 @@ while True:
     params = msg.get("params") or {}
     modern = "io.modelcontextprotocol/protocolVersion" in (params.get("_meta") or {})
     if method == "initialize":
+        if MODE == "wrong-id-flood":
+            # Answers to requests nobody made, then the real answer.
+            for n in range(5000):
+                send({"jsonrpc": "2.0", "id": 100000 + n, "result": {}})
         if MODE == "wrong-id":
             rid = rid + 1000
         agreed = "2025-03-26" if "old-only" in FLAGS else params["protocolVersion"]
