@@ -20,6 +20,10 @@ pub struct ServerTargetArgs {
     /// server's start-up), in milliseconds.
     #[arg(long, value_name = "N", default_value_t = 30_000)]
     pub startup_timeout_ms: u64,
+    /// How long the whole command may take, in milliseconds: every wait for the server ends
+    /// by then, whatever is left to ask.
+    #[arg(long, value_name = "N", default_value_t = 300_000)]
+    pub deadline_ms: u64,
     /// The server's command and its arguments, after `--`; it speaks MCP on standard input
     /// and output.
     #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
@@ -40,9 +44,11 @@ impl ServerTargetArgs {
     }
 
     pub fn timeouts(&self) -> Timeouts {
+        let given = Duration::from_millis(self.deadline_ms);
         Timeouts {
             startup: Duration::from_millis(self.startup_timeout_ms),
             request: Duration::from_millis(self.timeout_ms),
+            overall: Some((std::time::Instant::now() + given, given)),
         }
     }
 }

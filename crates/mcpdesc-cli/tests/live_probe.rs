@@ -261,9 +261,14 @@ impl Probed {
 /// Probes the fake server in `mode` for the given versions, with short timeouts; the whole
 /// probe must end within `bound`.
 fn probe_fake(mode: &str, versions: &[&str], bound: Duration) -> Probed {
+    probe_fake_with(mode, versions, &[], bound)
+}
+
+fn probe_fake_with(mode: &str, versions: &[&str], extra: &[&str], bound: Duration) -> Probed {
     let (dir, script) = fake_server();
     let capture = dir.path().join(format!("{mode}.ndjson"));
     let mut flags = vec!["--timeout-ms", "700", "--startup-timeout-ms", "700"];
+    flags.extend_from_slice(extra);
     for v in versions {
         flags.extend(["--protocol-version", v]);
     }
@@ -393,6 +398,33 @@ fn a_server_that_writes_garbage_first() {
     assert!(findings
         .iter()
         .all(|f| f.starts_with("mcp.stdio.not-json:")));
+}
+
+#[test]
+fn a_server_that_pages_for_ever_is_stopped_by_the_commands_deadline() {
+    // A page every 100 ms under a fresh cursor: within every per-answer timeout, and a
+    // thousand pages per list per version without an overall deadline.
+    let started = Instant::now();
+    let p = probe_fake_with(
+        "endless-pages",
+        &["2025-03-26", "2025-06-18"],
+        &["--deadline-ms", "2000"],
+        Duration::from_secs(15),
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(p.run.code, Some(1), "{}", p.run.output());
+    let reports = p.reports.as_ref().expect("reports");
+    assert!(
+        reports.iter().all(|r| errors(r)
+            .iter()
+            .any(|e| e.contains("the command's deadline passed (2000 ms, --deadline-ms)"))),
+        "{}",
+        p.run.output()
+    );
 }
 
 #[test]

@@ -57,6 +57,27 @@ pub struct Timeouts {
     pub startup: Duration,
     /// For every other answer.
     pub request: Duration,
+    /// When the whole command must be done, and how long it was given: every wait ends by
+    /// then, so that a server paging slowly through a thousand pages cannot take hours.
+    pub overall: Option<(std::time::Instant, Duration)>,
+}
+
+impl Timeouts {
+    /// When a wait of `timeout` that starts now must end.
+    pub fn deadline(&self, timeout: Duration) -> std::time::Instant {
+        let own = std::time::Instant::now() + timeout;
+        match self.overall {
+            Some((end, _)) => own.min(end),
+            None => own,
+        }
+    }
+
+    /// The overall deadline, once it has passed.
+    pub fn overall_passed(&self) -> Option<Duration> {
+        self.overall
+            .filter(|(end, _)| std::time::Instant::now() >= *end)
+            .map(|(_, given)| given)
+    }
 }
 
 impl Default for Timeouts {
@@ -64,6 +85,7 @@ impl Default for Timeouts {
         Timeouts {
             startup: Duration::from_secs(30),
             request: Duration::from_secs(10),
+            overall: None,
         }
     }
 }

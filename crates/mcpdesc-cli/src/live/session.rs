@@ -375,7 +375,7 @@ impl Session<'_> {
     fn notify(&mut self, method: &str) -> Result<(), Fatal> {
         let msg = json!({"jsonrpc": "2.0", "method": method});
         self.recorder.sent(&msg);
-        let deadline = Instant::now() + self.timeouts.request;
+        let deadline = self.timeouts.deadline(self.timeouts.request);
         self.transport
             .send(&msg, deadline)
             .map_err(|e| self.transport_failure(method, e, self.timeouts.request))
@@ -395,7 +395,7 @@ impl Session<'_> {
             msg["params"] = p;
         }
         self.recorder.sent(&msg);
-        let deadline = Instant::now() + timeout;
+        let deadline = self.timeouts.deadline(timeout);
         self.transport
             .send(&msg, deadline)
             .map_err(|e| self.transport_failure(method, e, timeout))?;
@@ -487,7 +487,13 @@ impl Session<'_> {
     fn transport_failure(&self, method: &str, e: TransportError, timeout: Duration) -> Fatal {
         match e {
             TransportError::Timeout => {
-                let mut text = format!("{method}: no answer within {} ms", timeout.as_millis());
+                let mut text = match self.timeouts.overall_passed() {
+                    Some(given) => format!(
+                        "{method}: the command's deadline passed ({} ms, --deadline-ms)",
+                        given.as_millis()
+                    ),
+                    None => format!("{method}: no answer within {} ms", timeout.as_millis()),
+                };
                 let stderr = self.transport.stderr_tail();
                 if !stderr.is_empty() {
                     text.push_str(&format!(

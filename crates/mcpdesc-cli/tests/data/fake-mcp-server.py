@@ -134,6 +134,14 @@ while True:
                 send({"jsonrpc": "2.0", "id": rid, "error": {
                     "code": -32603, "message": f"unexpected answers: {pong} {roots}"}})
                 continue
+        if MODE == "endless-pages":
+            # Each page a little slow, each under a fresh cursor, for ever.
+            import time
+            time.sleep(0.1)
+            n = int(params.get("cursor") or 0) + 1
+            result(rid, {"tools": [{"name": f"t{n}", "inputSchema": {"type": "object"}}],
+                         "nextCursor": str(n)}, modern)
+            continue
         size = 2 if MODE == "paginate" else 100
         listed = versioned_tools(NEGOTIATED) if "versioned-tools" in FLAGS else TOOLS
         tools, nxt = page(listed, params.get("cursor"), size)
