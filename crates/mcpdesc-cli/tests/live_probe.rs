@@ -540,3 +540,67 @@ fn every_page_is_fetched_in_both_eras() {
         r#""method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28""#
     ));
 }
+
+#[test]
+fn a_redirect_to_another_origin_is_not_followed() {
+    // The other origin listens, and must never hear from us: the session and protocol
+    // headers, and the answers taken for the server's, stay with the endpoint.
+    let other = TcpListener::bind("127.0.0.1:0").unwrap();
+    other.set_nonblocking(true).unwrap();
+    let other_port = other.local_addr().unwrap().port();
+    let port = free_port();
+    let script = format!(
+        r#"
+import http.server
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(307)
+        self.send_header("Location", "http://127.0.0.1:{other_port}/mcp")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", {port}), H).serve_forever()
+"#
+    );
+    let mut server = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the redirecting server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let run = mcpdesc([
+        "probe-server",
+        "--url",
+        &url,
+        "--protocol-version",
+        "2025-06-18",
+        "--timeout-ms",
+        "3000",
+        "--startup-timeout-ms",
+        "3000",
+    ]);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(run.code, Some(2), "{}", run.output());
+    assert!(
+        run.output().contains(&format!(
+            "HTTP 307 to http://127.0.0.1:{other_port}/mcp; a redirect to another origin is not followed"
+        )),
+        "{}",
+        run.output()
+    );
+    assert!(
+        matches!(other.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the other origin was contacted"
+    );
+}

@@ -15,6 +15,8 @@ use super::Timeouts;
 /// server sends.
 const MAX_BODY: u64 = 64 * 1024 * 1024;
 const SESSION_HEADER: &str = "mcp-session-id";
+/// Redirects followed for one message, all within the endpoint's origin.
+const MAX_REDIRECTS: usize = 5;
 
 pub struct HttpTransport {
     agent: Agent,
@@ -34,6 +36,9 @@ impl HttpTransport {
         let agent: Agent = Agent::config_builder()
             // Error statuses carry JSON-RPC errors (a refused version is a 400).
             .http_status_as_error(false)
+            // Redirects are ours to judge: one to another origin would carry the session and
+            // protocol headers there, and its answers would be taken for the server's.
+            .max_redirects(0)
             .build()
             .into();
         HttpTransport {
@@ -47,12 +52,12 @@ impl HttpTransport {
         }
     }
 
-    fn post(
-        &mut self,
+    /// One POST of `msg` to the endpoint, with the session and protocol headers.
+    fn post_once(
+        &self,
         msg: &Value,
-        is_request: bool,
         deadline: Instant,
-    ) -> Result<(), TransportError> {
+    ) -> Result<ureq::http::Response<Body>, TransportError> {
         let Some(budget) = remaining(deadline) else {
             return Err(TransportError::Timeout);
         };
@@ -77,7 +82,57 @@ impl HttpTransport {
                 }
             }
         }
-        let response = request.send(msg.to_string()).map_err(http_error)?;
+        request.send(msg.to_string()).map_err(http_error)
+    }
+
+    fn post(
+        &mut self,
+        msg: &Value,
+        is_request: bool,
+        deadline: Instant,
+    ) -> Result<(), TransportError> {
+        let mut hops = 0;
+        let response = loop {
+            let response = self.post_once(msg, deadline)?;
+            let status = response.status().as_u16();
+            if !matches!(status, 301 | 302 | 303 | 307 | 308) {
+                break response;
+            }
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_owned();
+            let target = url::Url::parse(&self.url)
+                .ok()
+                .and_then(|base| base.join(&location).ok());
+            let same_origin = target.as_ref().is_some_and(|t| {
+                url::Url::parse(&self.url).is_ok_and(|base| base.origin() == t.origin())
+            });
+            match target {
+                Some(t) if same_origin && hops < MAX_REDIRECTS => {
+                    hops += 1;
+                    self.url = t.to_string();
+                }
+                _ => {
+                    let why = if same_origin {
+                        format!("more than {MAX_REDIRECTS} redirects")
+                    } else {
+                        "a redirect to another origin is not followed: the session and protocol \
+                         headers stay with the endpoint, and another origin's answers are not the \
+                         server's"
+                            .to_owned()
+                    };
+                    return Err(TransportError::Http(format!(
+                        "HTTP {status} to {}; {why}",
+                        crate::render::safe::escape(
+                            &location.chars().take(300).collect::<String>()
+                        )
+                    )));
+                }
+            }
+        };
         if msg.get("method").and_then(Value::as_str) == Some("initialize") {
             if let Some(id) = response.headers().get(SESSION_HEADER) {
                 self.session = id.to_str().ok().map(str::to_owned);
