@@ -76,7 +76,7 @@ pub fn run(args: InitArgs) -> Result<ExitCode> {
             (header(&target, &draft.versions) + &body, Format::Yaml)
         }
         OutputFormat::Json => {
-            let mut json = serde_json::to_string_pretty(&draft.document)?;
+            let mut json = safe::to_json_pretty(&draft.document)?;
             json.push('\n');
             (json, Format::Json)
         }

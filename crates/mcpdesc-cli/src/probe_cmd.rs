@@ -48,7 +48,8 @@ pub fn run(args: ProbeServerArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot write the capture to {}", path.display()))?;
     }
     let reports = probed?;
-    let mut json = serde_json::to_string_pretty(&reports)?;
+    // What a server names its tools may hold terminal and bidirectional controls.
+    let mut json = crate::render::safe::to_json_pretty(&reports)?;
     json.push('\n');
     crate::output::emit(&json)?;
     Ok(if reports.iter().all(|r| r.errors.is_empty()) {

@@ -57,7 +57,11 @@ fn to_node(value: &Value) -> Yaml<'static> {
 /// else: those starting with a digit (dates, versions such as `1.0`) or spelled like a
 /// YAML 1.1 null.
 fn needs_json_quotes(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_digit()) || matches!(s, "~" | "Null" | "NULL" | "null")
+    s.starts_with(|c: char| c.is_ascii_digit())
+        || matches!(s, "~" | "Null" | "NULL" | "null")
+        // Terminal and bidirectional controls are written as escapes, which only a
+        // double-quoted scalar has.
+        || s.contains(crate::render::safe::is_unsafe)
 }
 
 fn plain(text: &str) -> Yaml<'static> {
@@ -66,7 +70,7 @@ fn plain(text: &str) -> Yaml<'static> {
 
 /// A double-quoted scalar: JSON's string escapes are all YAML double-quoted escapes too.
 fn quoted(s: &str) -> Yaml<'static> {
-    let json = serde_json::to_string(s).unwrap_or_default();
+    let json = crate::render::safe::to_json_pretty(s).unwrap_or_default();
     let inner = &json[1..json.len() - 1];
     Yaml::Representation(
         Cow::Owned(inner.to_owned()),
@@ -86,6 +90,18 @@ mod tests {
         Document::parse_str(&text, Format::Yaml, &Limits::default())
             .unwrap_or_else(|e| panic!("{e}:\n{text}"))
             .to_value()
+    }
+
+    #[test]
+    fn controls_are_written_as_escapes_and_read_back() {
+        let value = json!({"tools": [{"name": "evil\u{202e}txt.exe", "description": "a\u{2028}b\u{9b}31m\u{7}"}],
+                           "k\u{202e}": "v"});
+        let text = to_yaml(&value).unwrap();
+        assert!(
+            !text.contains(|c| c != '\n' && crate::render::safe::is_unsafe(c)),
+            "{text:?}"
+        );
+        assert_eq!(round_trip(&value), value);
     }
 
     #[test]
