@@ -203,10 +203,7 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         ("verdicts changed", verdicts),
         ("diagnostics appeared", count(|s| s.appeared.len())),
         ("diagnostics vanished", count(|s| s.vanished.len())),
-        (
-            "diagnostics reworded",
-            count(|s| s.rewordings.iter().map(|r| r.findings.len()).sum()),
-        ),
+        ("diagnostics reworded", count(|s| s.reworded())),
     ]);
     let row = |cells: Vec<String>| format!("| {} |", cells.join(" | "));
     let _ = writeln!(
@@ -360,7 +357,8 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         let _ = writeln!(o);
     }
 
-    if splits.iter().any(|(_, s)| !s.rewordings.is_empty()) {
+    let reworded = count(|s| s.reworded()) > 0;
+    if reworded {
         let _ = writeln!(o, "### Diagnostics reworded\n");
         let _ = writeln!(
             o,
@@ -395,7 +393,6 @@ pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
         .filter(|(_, s)| !s.appeared.is_empty() || !s.vanished.is_empty())
         .collect();
     if changed.is_empty() {
-        let reworded = splits.iter().any(|(_, s)| !s.rewordings.is_empty());
         let _ = writeln!(
             o,
             "No diagnostic appeared or vanished{}.",
@@ -450,12 +447,7 @@ fn quoted(words: &str) -> String {
     if words.is_empty() {
         "(nothing)".to_owned()
     } else {
-        let text = cell(words);
-        // A code span holds backticks when its fence is longer than any run of them inside.
-        let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-        let fence = "`".repeat(longest + 1);
-        let pad = if longest > 0 { " " } else { "" };
-        format!("{fence}{pad}{text}{pad}{fence}")
+        mcpdesc_core::corpus::layout::code(&cell(words))
     }
 }
 

@@ -15,6 +15,13 @@ pub struct Split<'a> {
     pub rewordings: Vec<Rewording<'a>>,
 }
 
+impl Split<'_> {
+    /// How many findings were reworded.
+    pub fn reworded(&self) -> usize {
+        self.rewordings.iter().map(|r| r.findings.len()).sum()
+    }
+}
+
 /// One change of wording (the words that differ, before and after) and where it happened.
 #[derive(Debug)]
 pub struct Rewording<'a> {

@@ -98,18 +98,12 @@ impl HttpTransport {
             if !matches!(status, 301 | 302 | 303 | 307 | 308) {
                 break response;
             }
-            let location = response
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_owned();
-            let target = url::Url::parse(&self.url)
-                .ok()
-                .and_then(|base| base.join(&location).ok());
-            let same_origin = target.as_ref().is_some_and(|t| {
-                url::Url::parse(&self.url).is_ok_and(|base| base.origin() == t.origin())
-            });
+            let location = header(&response, "location").to_owned();
+            let base = url::Url::parse(&self.url).ok();
+            let target = base.as_ref().and_then(|b| b.join(&location).ok());
+            let same_origin = base
+                .zip(target.as_ref())
+                .is_some_and(|(b, t)| b.origin() == t.origin());
             match target {
                 Some(t) if same_origin && hops < MAX_REDIRECTS => {
                     hops += 1;
@@ -139,12 +133,7 @@ impl HttpTransport {
             }
         }
         let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        let content_type = header(&response, "content-type").to_ascii_lowercase();
         let body = response.into_body();
         if content_type.starts_with("text/event-stream") {
             let mut stream = EventStream::new(body);
@@ -296,6 +285,15 @@ impl EventStream {
             }
         }
     }
+}
+
+/// A header's value, or "" when it is absent or not text.
+fn header<'r>(response: &'r ureq::http::Response<Body>, name: &str) -> &'r str {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
 }
 
 fn parse(data: String) -> Incoming {

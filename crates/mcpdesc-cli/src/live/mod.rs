@@ -155,7 +155,7 @@ pub fn probe_calling(
     for version in versions {
         let was_cut = recorder.cut().is_some();
         let mut transport = connect(target, *timeouts)?;
-        let outcome = session::run(
+        let mut outcome = session::run(
             live,
             transport.as_mut(),
             recorder,
@@ -165,7 +165,6 @@ pub fn probe_calling(
             &calls(version),
         );
         transport.close();
-        let mut outcome = outcome;
         if let (false, Some(note)) = (was_cut, recorder.cut()) {
             outcome.report.errors.push(note);
         }

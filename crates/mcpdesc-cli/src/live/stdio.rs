@@ -121,11 +121,11 @@ impl StdioTransport {
 
 impl Transport for StdioTransport {
     fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), TransportError> {
+        let Some(wait) = remaining(deadline).filter(|_| !self.stuck) else {
+            return Err(TransportError::Timeout);
+        };
         let mut line = serde_json::to_vec(msg).expect("a Value serialises");
         line.push(b'\n');
-        if self.stuck {
-            return Err(TransportError::Timeout);
-        }
         let (done, written) = mpsc::sync_channel(1);
         let queued = self
             .stdin
@@ -134,10 +134,6 @@ impl Transport for StdioTransport {
         if !queued {
             return Err(self.closed_error());
         }
-        let Some(wait) = remaining(deadline) else {
-            self.stuck = true;
-            return Err(TransportError::Timeout);
-        };
         match written.recv_timeout(wait) {
             Ok(Ok(())) => Ok(()),
             // A write fails when the server has exited (or closed its input): say how it ended.

@@ -241,10 +241,14 @@ pub fn read_loop(
     errors: &Sender<Message>,
 ) -> io::Result<()> {
     let warn = |text: String| {
+        use lsp_types::notification::{Notification as _, ShowMessage};
         let _ = errors.send(
             Notification::new(
-                "window/showMessage".into(),
-                serde_json::json!({"type": 1, "message": format!("mcpdesc: {text}")}),
+                ShowMessage::METHOD.to_owned(),
+                lsp_types::ShowMessageParams {
+                    typ: lsp_types::MessageType::ERROR,
+                    message: format!("mcpdesc: {text}"),
+                },
             )
             .into(),
         );

@@ -564,14 +564,6 @@ impl Impact {
         }
         out
     }
-
-    pub fn appeared(&self) -> usize {
-        self.affected.iter().map(|d| d.appeared.len()).sum()
-    }
-
-    pub fn vanished(&self) -> usize {
-        self.affected.iter().map(|d| d.vanished.len()).sum()
-    }
 }
 
 /// Runs `old` and `new` over `docs` and reports what changed. The catalogues compared are

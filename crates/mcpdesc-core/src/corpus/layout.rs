@@ -268,15 +268,17 @@ pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Inline code that survives backticks in the text.
+/// Inline code that survives backticks in the text: its fence is one backtick longer than
+/// the longest run inside.
 pub fn code(s: &str) -> String {
     let s = one_line(s);
     if s.is_empty() {
         return "`\"\"`".into();
     }
-    let fence = if s.contains('`') { "`` " } else { "`" };
-    let close = if s.contains('`') { " ``" } else { "`" };
-    format!("{fence}{s}{close}")
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if longest > 0 { " " } else { "" };
+    format!("{fence}{pad}{s}{pad}{fence}")
 }
 
 /// Escapes the characters that would change link text.

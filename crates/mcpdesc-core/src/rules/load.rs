@@ -395,11 +395,11 @@ fn read_dir(
         // read the whole file system (`/proc` included).
         if entry.file_type().is_ok_and(|t| t.is_symlink()) {
             let inside = match (std::fs::canonicalize(root), std::fs::canonicalize(&path)) {
-                (Ok(r), Ok(target)) => target.starts_with(&r).then_some(target),
+                (Ok(r), Ok(target)) => target.starts_with(&r),
                 // A dangling link names nothing to read.
                 _ => continue,
             };
-            if inside.is_none() {
+            if !inside {
                 problems.push(RuleProblem {
                     file: path.display().to_string(),
                     line: 0,
