@@ -28,8 +28,10 @@
 //! in RFC 9485's mappings to ECMAScript and PCRE and as the compliance suite's "explicit caret"
 //! and "explicit dollar" cases expect, although RFC 9485's grammar reads them as ordinary
 //! characters. A pattern written in the query is compiled with it; one read from the document
-//! (`match(@.a, $.pattern)`) is compiled each time the filter runs, and an invalid pattern
-//! matches nothing.
+//! is compiled each time the filter runs (`match(@.a, @.pattern)`), or once per traversal when
+//! it does not depend on the current node (`match(@.a, $.pattern)`). An invalid pattern
+//! matches nothing. Every query from the root inside a filter (`?count($.tools[*]) > 1`) is
+//! evaluated once per traversal (`filter::Scope`), not once per node the filter tests.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -43,6 +45,7 @@ use jsonpath_rust::parser::model::{
 use thiserror::Error;
 
 use crate::document::{pointer, ValueRef};
+use filter::Scope;
 
 mod filter;
 mod functions;
@@ -210,7 +213,7 @@ impl JsonPath {
         select::walk(
             &self.steps,
             root,
-            root,
+            &Scope::new(root),
             &mut select::NoTrail,
             &mut |_, value| {
                 out.push(value);
@@ -230,10 +233,16 @@ impl JsonPath {
         f: &mut dyn FnMut(&str, ValueRef<'d>),
     ) {
         let mut at = pointer::buffer(prefix);
-        select::walk(&self.steps, start, start, &mut at, &mut |at, value| {
-            f(at, value);
-            false
-        });
+        select::walk(
+            &self.steps,
+            start,
+            &Scope::new(start),
+            &mut at,
+            &mut |at, value| {
+                f(at, value);
+                false
+            },
+        );
     }
 
     /// Calls `f` on the nodes [`JsonPath::select`] selects, in order, until it returns
@@ -246,7 +255,7 @@ impl JsonPath {
         select::walk(
             &self.steps,
             root,
-            root,
+            &Scope::new(root),
             &mut select::NoTrail,
             &mut |_, value| f(value),
         )
@@ -1852,6 +1861,61 @@ mod tests {
                     let _ = path.select(Tree::from_value(&doc).root());
                 }
             }
+        }
+    }
+
+    /// A query from the root inside a filter selects the same nodes whichever node the filter
+    /// tests: each is evaluated once per traversal, nested ones included.
+    #[test]
+    fn absolute_queries_in_filters_are_evaluated_once() {
+        // `n` is `i % 7`: residues 0 to 2 occur 72 times among 500 items, the others 71.
+        let items: Vec<Value> = (0..500)
+            .map(|i| json!({"k": format!("k{i}"), "n": i % 7}))
+            .collect();
+        let doc = json!({"items": items, "pattern": "k1.*", "limit": 3});
+        let tree = Tree::from_value(&doc);
+        // (query, evaluations of absolute queries and compilations of patterns, nodes selected)
+        let cases: &[(&str, usize, usize)] = &[
+            ("$.items[?count($.items[?@.n == 0]) == 72]", 1, 500),
+            ("$.items[?count($.items[?@.n == 0]) > 1000]", 1, 0),
+            ("$.items[?@.n < value($.limit)]", 1, 216),
+            ("$.items[?@.n == $.limit]", 1, 71),
+            ("$.items[?$.items[?@.k == 'none']]", 1, 0),
+            ("$.items[?!$.items[?@.k == 'none']]", 1, 500),
+            // k1, k10 to k19, k100 to k199.
+            ("$.items[?match(@.k, $.pattern)]", 2, 111),
+            (
+                "$.items[?search(@.k, $.pattern) && count($.items[*]) == 500]",
+                3,
+                111,
+            ),
+            (
+                "$.items[?length(value($.items[?@.k == 'k3'].k)) == 2]",
+                1,
+                500,
+            ),
+            // The inner filter's `$.limit` is evaluated once too.
+            ("$.items[?count($.items[?@.n == $.limit]) == 71]", 2, 500),
+            // A relative query is evaluated per node, as it must be.
+            ("$.items[?count(@.*) == 2]", 0, 500),
+        ];
+        for &(query, absolute, selects) in cases {
+            let path = JsonPath::compile(query).unwrap();
+            let scope = Scope::new(tree.root());
+            let mut selected = Vec::new();
+            select::walk(
+                &path.steps,
+                tree.root(),
+                &scope,
+                &mut String::new(),
+                &mut |at, _| {
+                    selected.push(at.clone());
+                    false
+                },
+            );
+            assert_eq!(scope.computed(), absolute, "{query}: evaluations");
+            assert_eq!(selected.len(), selects, "{query}: selected");
+            assert_eq!(selected, pointers(query, &doc), "{query}: entry points");
         }
     }
 }

@@ -6,13 +6,79 @@
 //! operand that is Nothing (an empty singular query, a function without a result) equals only
 //! another Nothing, and orders with nothing.
 
+use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use regex::Regex;
 
 use crate::document::{ArrayRef, Kind, ObjectRef, ValueRef};
 
 use super::functions;
 use super::select::{walk, NoTrail};
 use super::steps::{Literal, Logical, Op, Operand, Query};
+
+/// What `$` means inside filters during one traversal, and what its absolute queries gave.
+///
+/// An absolute query (`$…`) inside a filter selects the same nodes whichever node the filter
+/// tests, so it is evaluated once per traversal and its result kept: evaluated per node, a
+/// filter over an array whose argument is a query over that array was quadratic.
+pub(crate) struct Scope<'d> {
+    pub(crate) root: ValueRef<'d>,
+    /// Keyed by the query's (or pattern operand's) address within the compiled path, which
+    /// outlives the traversal, and by what was asked of it.
+    memo: RefCell<HashMap<(usize, Asked), Memo<'d>>>,
+    /// How many absolute queries and patterns were evaluated.
+    computed: Cell<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Asked {
+    First,
+    Count,
+    Value,
+    Pattern { whole: bool },
+}
+
+#[derive(Clone)]
+pub(crate) enum Memo<'d> {
+    Node(Option<ValueRef<'d>>),
+    Count(usize),
+    Pattern(Option<Regex>),
+}
+
+impl<'d> Scope<'d> {
+    pub(crate) fn new(root: ValueRef<'d>) -> Scope<'d> {
+        Scope {
+            root,
+            memo: RefCell::new(HashMap::new()),
+            computed: Cell::new(0),
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn computed(&self) -> usize {
+        self.computed.get()
+    }
+
+    /// `compute()`, or what it gave before for the same `key`. The memo is not borrowed while
+    /// `compute` runs: it may evaluate further absolute queries.
+    pub(crate) fn remember<T: ?Sized>(
+        &self,
+        of: &T,
+        asked: Asked,
+        compute: impl FnOnce() -> Memo<'d>,
+    ) -> Memo<'d> {
+        let key = (std::ptr::from_ref(of).cast::<()>() as usize, asked);
+        if let Some(known) = self.memo.borrow().get(&key) {
+            return known.clone();
+        }
+        let value = compute();
+        self.computed.set(self.computed.get() + 1);
+        self.memo.borrow_mut().insert(key, value.clone());
+        value
+    }
+}
 
 /// The value of an operand (Nothing is `None` where an operand may have none).
 #[derive(Debug, Clone, Copy)]
@@ -24,8 +90,8 @@ pub(crate) enum Val<'v> {
 }
 
 impl Logical {
-    /// Whether `current` passes the filter; `root` is what `$` means.
-    pub(crate) fn holds<'d>(&self, current: ValueRef<'d>, root: ValueRef<'d>) -> bool {
+    /// Whether `current` passes the filter.
+    pub(crate) fn holds<'d>(&self, current: ValueRef<'d>, root: &Scope<'d>) -> bool {
         match self {
             Logical::Or(items) => items.iter().any(|item| item.holds(current, root)),
             Logical::And(items) => items.iter().all(|item| item.holds(current, root)),
@@ -58,9 +124,9 @@ impl Logical {
 }
 
 impl Query {
-    pub(crate) fn start<'d>(&self, current: ValueRef<'d>, root: ValueRef<'d>) -> ValueRef<'d> {
+    pub(crate) fn start<'d>(&self, current: ValueRef<'d>, root: &Scope<'d>) -> ValueRef<'d> {
         if self.absolute {
-            root
+            root.root
         } else {
             current
         }
@@ -70,8 +136,21 @@ impl Query {
     pub(crate) fn first<'d>(
         &self,
         current: ValueRef<'d>,
-        root: ValueRef<'d>,
+        root: &Scope<'d>,
     ) -> Option<ValueRef<'d>> {
+        if self.absolute {
+            let memo = root.remember(self, Asked::First, || {
+                Memo::Node(self.first_from(current, root))
+            });
+            return match memo {
+                Memo::Node(node) => node,
+                _ => None,
+            };
+        }
+        self.first_from(current, root)
+    }
+
+    fn first_from<'d>(&self, current: ValueRef<'d>, root: &Scope<'d>) -> Option<ValueRef<'d>> {
         let mut first = None;
         walk(
             &self.steps,
@@ -88,8 +167,21 @@ impl Query {
 }
 
 impl Operand {
+    /// Whether the operand has the same value at every node: it reads only `$`.
+    pub(crate) fn is_absolute(&self) -> bool {
+        match self {
+            Operand::Literal(_) => true,
+            Operand::Node(query) | Operand::Count(query) | Operand::Value(query) => query.absolute,
+            Operand::Length(inner) => inner.is_absolute(),
+        }
+    }
+
     /// The operand's value at `current`, `None` for Nothing.
-    pub(crate) fn eval<'v>(&'v self, current: ValueRef<'v>, root: ValueRef<'v>) -> Option<Val<'v>> {
+    pub(crate) fn eval<'v, 'd: 'v>(
+        &'v self,
+        current: ValueRef<'d>,
+        root: &Scope<'d>,
+    ) -> Option<Val<'v>> {
         match self {
             Operand::Literal(lit) => Some(Val::Literal(lit)),
             Operand::Node(query) => query.first(current, root).map(Val::Node),

@@ -5,7 +5,7 @@ use regex::Regex;
 
 use crate::document::ValueRef;
 
-use super::filter::{Val, View};
+use super::filter::{Asked, Memo, Scope, Val, View};
 use super::iregexp;
 use super::select::{walk, NoTrail};
 use super::steps::{Operand, Query};
@@ -22,12 +22,25 @@ pub(crate) fn length(value: Val<'_>) -> Option<usize> {
 }
 
 /// `count()`: how many nodes the query selects.
-pub(crate) fn count<'d>(query: &Query, current: ValueRef<'d>, root: ValueRef<'d>) -> usize {
+pub(crate) fn count<'d>(query: &Query, current: ValueRef<'d>, scope: &Scope<'d>) -> usize {
+    if query.absolute {
+        let memo = scope.remember(query, Asked::Count, || {
+            Memo::Count(count_from(query, current, scope))
+        });
+        return match memo {
+            Memo::Count(n) => n,
+            _ => 0,
+        };
+    }
+    count_from(query, current, scope)
+}
+
+fn count_from<'d>(query: &Query, current: ValueRef<'d>, scope: &Scope<'d>) -> usize {
     let mut count = 0;
     walk(
         &query.steps,
-        query.start(current, root),
-        root,
+        query.start(current, scope),
+        scope,
         &mut NoTrail,
         &mut |_, _| {
             count += 1;
@@ -41,14 +54,27 @@ pub(crate) fn count<'d>(query: &Query, current: ValueRef<'d>, root: ValueRef<'d>
 pub(crate) fn value<'d>(
     query: &Query,
     current: ValueRef<'d>,
-    root: ValueRef<'d>,
+    scope: &Scope<'d>,
 ) -> Option<ValueRef<'d>> {
+    if query.absolute {
+        let memo = scope.remember(query, Asked::Value, || {
+            Memo::Node(value_from(query, current, scope))
+        });
+        return match memo {
+            Memo::Node(node) => node,
+            _ => None,
+        };
+    }
+    value_from(query, current, scope)
+}
+
+fn value_from<'d>(query: &Query, current: ValueRef<'d>, scope: &Scope<'d>) -> Option<ValueRef<'d>> {
     let mut only = None;
     let mut count = 0;
     walk(
         &query.steps,
-        query.start(current, root),
-        root,
+        query.start(current, scope),
+        scope,
         &mut NoTrail,
         &mut |_, node| {
             only = Some(node);
@@ -99,16 +125,31 @@ impl Pattern {
         text: &str,
         whole: bool,
         current: ValueRef<'d>,
-        root: ValueRef<'d>,
+        scope: &Scope<'d>,
     ) -> bool {
         match self {
             Pattern::Fixed(fixed) => fixed.regex.as_ref().is_some_and(|re| re.is_match(text)),
             Pattern::Never => false,
-            Pattern::Dynamic(operand) => operand
-                .eval(current, root)
-                .and_then(Val::as_str)
-                .and_then(|source| iregexp::compile(source, whole))
-                .is_some_and(|re| re.is_match(text)),
+            Pattern::Dynamic(operand) => {
+                let compile = || {
+                    operand
+                        .eval(current, scope)
+                        .and_then(Val::as_str)
+                        .and_then(|source| iregexp::compile(source, whole))
+                };
+                // A pattern the document holds once (`$.pattern`) is compiled once.
+                let regex = if operand.is_absolute() {
+                    match scope.remember(&**operand, Asked::Pattern { whole }, || {
+                        Memo::Pattern(compile())
+                    }) {
+                        Memo::Pattern(regex) => regex,
+                        _ => None,
+                    }
+                } else {
+                    compile()
+                };
+                regex.is_some_and(|re| re.is_match(text))
+            }
         }
     }
 }

@@ -9,6 +9,7 @@
 
 use crate::document::{pointer, Kind, ValueRef};
 
+use super::filter::Scope;
 use super::steps::{Selector, Slice, Step};
 
 /// Where the traversal is: an RFC 6901 JSON Pointer, or nothing when no one reads it.
@@ -58,11 +59,11 @@ impl Trail for NoTrail {
 pub(crate) type Found<'f, 'd, T> = dyn FnMut(&mut T, ValueRef<'d>) -> bool + 'f;
 
 /// Applies `steps` to `node`, calling `found` with each selected node in RFC 9535 order.
-/// `root` is what `$` means inside filters.
+/// `scope` holds what `$` means inside filters.
 pub(crate) fn walk<'d, T: Trail>(
     steps: &[Step],
     node: ValueRef<'d>,
-    root: ValueRef<'d>,
+    scope: &Scope<'d>,
     at: &mut T,
     found: &mut Found<'_, 'd, T>,
 ) -> bool {
@@ -70,7 +71,7 @@ pub(crate) fn walk<'d, T: Trail>(
         return found(at, node);
     };
     if rest.is_empty() {
-        return apply(step, node, root, at, found);
+        return apply(step, node, scope, at, found);
     }
     // Names and indices select at most one node: followed without a callback in between.
     match step {
@@ -80,7 +81,7 @@ pub(crate) fn walk<'d, T: Trail>(
             };
             let mark = at.mark();
             at.push_name(name);
-            let stopped = walk(rest, child, root, at, found);
+            let stopped = walk(rest, child, scope, at, found);
             at.reset(mark);
             stopped
         }
@@ -90,12 +91,12 @@ pub(crate) fn walk<'d, T: Trail>(
             };
             let mark = at.mark();
             at.push_index(i);
-            let stopped = walk(rest, child, root, at, found);
+            let stopped = walk(rest, child, scope, at, found);
             at.reset(mark);
             stopped
         }
-        _ => apply(step, node, root, at, &mut |at, child| {
-            walk(rest, child, root, at, found)
+        _ => apply(step, node, scope, at, &mut |at, child| {
+            walk(rest, child, scope, at, found)
         }),
     }
 }
@@ -104,16 +105,16 @@ pub(crate) fn walk<'d, T: Trail>(
 pub(crate) fn apply<'d, T: Trail>(
     step: &Step,
     node: ValueRef<'d>,
-    root: ValueRef<'d>,
+    scope: &Scope<'d>,
     at: &mut T,
     found: &mut Found<'_, 'd, T>,
 ) -> bool {
     match step {
-        Step::Child(selector) => select(selector, node, root, at, found),
+        Step::Child(selector) => select(selector, node, scope, at, found),
         Step::Children(selectors) => selectors
             .iter()
-            .any(|selector| select(selector, node, root, at, found)),
-        Step::Descendant(selectors) => descend(selectors, node, root, at, found),
+            .any(|selector| select(selector, node, scope, at, found)),
+        Step::Descendant(selectors) => descend(selectors, node, scope, at, found),
     }
 }
 
@@ -121,13 +122,13 @@ pub(crate) fn apply<'d, T: Trail>(
 fn descend<'d, T: Trail>(
     selectors: &[Selector],
     node: ValueRef<'d>,
-    root: ValueRef<'d>,
+    scope: &Scope<'d>,
     at: &mut T,
     found: &mut Found<'_, 'd, T>,
 ) -> bool {
     if selectors
         .iter()
-        .any(|selector| select(selector, node, root, at, found))
+        .any(|selector| select(selector, node, scope, at, found))
     {
         return true;
     }
@@ -136,7 +137,7 @@ fn descend<'d, T: Trail>(
         Kind::Array(items) => {
             for (i, child) in items.iter().enumerate() {
                 at.push_index(i);
-                let stopped = descend(selectors, child, root, at, found);
+                let stopped = descend(selectors, child, scope, at, found);
                 at.reset(mark);
                 if stopped {
                     return true;
@@ -146,7 +147,7 @@ fn descend<'d, T: Trail>(
         Kind::Object(members) => {
             for (key, child) in members.iter() {
                 at.push_name(key);
-                let stopped = descend(selectors, child, root, at, found);
+                let stopped = descend(selectors, child, scope, at, found);
                 at.reset(mark);
                 if stopped {
                     return true;
@@ -162,7 +163,7 @@ fn descend<'d, T: Trail>(
 fn select<'d, T: Trail>(
     selector: &Selector,
     node: ValueRef<'d>,
-    root: ValueRef<'d>,
+    scope: &Scope<'d>,
     at: &mut T,
     found: &mut Found<'_, 'd, T>,
 ) -> bool {
@@ -205,7 +206,7 @@ fn select<'d, T: Trail>(
         }
         Selector::Wildcard | Selector::Filter(_) => {
             let keep = |child: ValueRef<'d>| match selector {
-                Selector::Filter(filter) => filter.holds(child, root),
+                Selector::Filter(filter) => filter.holds(child, scope),
                 _ => true,
             };
             match node.kind() {

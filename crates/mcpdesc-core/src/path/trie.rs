@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use crate::document::{ArrayRef, ValueRef};
 
+use super::filter::Scope;
 use super::select::{apply, Trail};
 use super::steps::{Literal, Logical, Op, Operand, Query, Selector, Step};
 
@@ -94,14 +95,14 @@ impl<'p> StepTrie<'p> {
         f: &mut dyn FnMut(usize, &str, ValueRef<'d>),
     ) {
         let mut at = String::new();
-        self.visit(0, root, root, &mut at, f);
+        self.visit(0, root, &Scope::new(root), &mut at, f);
     }
 
     fn visit<'d>(
         &self,
         t: usize,
         node: ValueRef<'d>,
-        root: ValueRef<'d>,
+        scope: &Scope<'d>,
         at: &mut String,
         f: &mut dyn FnMut(usize, &str, ValueRef<'d>),
     ) {
@@ -120,22 +121,22 @@ impl<'p> StepTrie<'p> {
                     indexes.resize_with(trie.queries.len(), || None);
                 }
                 let exact = trie.exact.get(c).copied().unwrap_or(false);
-                let candidates = trie.candidates(keys, exact, items, root, &mut indexes);
+                let candidates = trie.candidates(keys, exact, items, scope, &mut indexes);
                 let mark = at.mark();
                 for i in candidates {
                     let Some(element) = items.get(i as usize) else {
                         continue;
                     };
-                    if exact || filter.holds(element, root) {
+                    if exact || filter.holds(element, scope) {
                         at.push_index(i as usize);
-                        self.visit(child, element, root, at, f);
+                        self.visit(child, element, scope, at, f);
                         at.reset(mark);
                     }
                 }
                 continue;
             }
-            apply(step, node, root, at, &mut |at, value| {
-                self.visit(child, value, root, at, f);
+            apply(step, node, scope, at, &mut |at, value| {
+                self.visit(child, value, scope, at, f);
                 false
             });
         }
@@ -192,7 +193,7 @@ impl<'p> TrieNode<'p> {
         keys: &[KeyTest<'p>],
         exact: bool,
         items: ArrayRef<'d>,
-        root: ValueRef<'d>,
+        scope: &Scope<'d>,
         indexes: &mut [Option<Index<'d>>],
     ) -> Vec<u32> {
         let mut best: Option<Vec<u32>> = None;
@@ -201,7 +202,7 @@ impl<'p> TrieNode<'p> {
                 let query = self.queries[key.query];
                 let mut index: Index<'d> = HashMap::default();
                 for (i, element) in items.iter().enumerate() {
-                    if let Some(s) = query.first(element, root).and_then(ValueRef::as_str) {
+                    if let Some(s) = query.first(element, scope).and_then(ValueRef::as_str) {
                         index.entry(s).or_default().push(i as u32);
                     }
                 }
