@@ -1,5 +1,7 @@
 //! What a server reported, version by version, in the shape a description holds it.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use crate::live::{LiveDef, ServerReport};
@@ -30,7 +32,6 @@ pub struct Collection {
 
 #[derive(Debug, Clone)]
 pub struct Entry {
-    pub key: String,
     /// The entry as each version listed it; `None` where it was not listed.
     pub by_version: Vec<Option<Value>>,
 }
@@ -55,6 +56,8 @@ impl Observed {
             .iter()
             .map(|list| {
                 let mut entries: Vec<Entry> = Vec::new();
+                // Where each key's entry is: a server may list hundreds of thousands.
+                let mut at: HashMap<&str, usize> = HashMap::new();
                 // Newest first, so that the order is the current one and entries that only
                 // old versions have come after it.
                 for (i, report) in chosen.iter().enumerate().rev() {
@@ -65,16 +68,12 @@ impl Observed {
                         let Some(key) = item.get(&list.key).and_then(Value::as_str) else {
                             continue;
                         };
-                        let pos = match entries.iter().position(|e| e.key == key) {
-                            Some(pos) => pos,
-                            None => {
-                                entries.push(Entry {
-                                    key: key.to_owned(),
-                                    by_version: vec![None; chosen.len()],
-                                });
-                                entries.len() - 1
-                            }
-                        };
+                        let pos = *at.entry(key).or_insert_with(|| {
+                            entries.push(Entry {
+                                by_version: vec![None; chosen.len()],
+                            });
+                            entries.len() - 1
+                        });
                         entries[pos].by_version[i] = Some(without(item, drop));
                     }
                 }

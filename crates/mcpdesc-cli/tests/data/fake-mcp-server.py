@@ -24,6 +24,12 @@ RESOURCES = [{"uri": f"file:///r{i}.txt", "name": f"r{i}"} for i in range(3)]
 # `retired` until 2025-03-26, `added` from 2025-06-18, `changed` reworded from 2025-11-25;
 # with "titled", `stable` has a title in every version.
 NEGOTIATED = "2026-07-28"
+# "tools=N" lists N tools in one page: the five of "tidy", then as many more that no
+# description declares.
+MANY = next((int(f[len("tools="):]) for f in FLAGS if f.startswith("tools=")), None)
+if MANY is not None:
+    TOOLS = TOOLS + [{"name": f"extra-{i}", "inputSchema": {"type": "object"}}
+                     for i in range(MANY - len(TOOLS))]
 # "schemaless" lists tools without their required input schema.
 if "schemaless" in FLAGS:
     TOOLS = [{"name": t["name"]} for t in TOOLS]
@@ -142,7 +148,7 @@ while True:
             result(rid, {"tools": [{"name": f"t{n}", "inputSchema": {"type": "object"}}],
                          "nextCursor": str(n)}, modern)
             continue
-        size = 2 if MODE == "paginate" else 100
+        size = 2 if MODE == "paginate" else len(TOOLS) if MANY else 100
         listed = versioned_tools(NEGOTIATED) if "versioned-tools" in FLAGS else TOOLS
         tools, nxt = page(listed, params.get("cursor"), size)
         result(rid, dict({"tools": tools}, **({"nextCursor": nxt} if nxt else {})), modern)
