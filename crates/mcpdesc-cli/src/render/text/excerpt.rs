@@ -1,7 +1,10 @@
 //! The source lines around a finding, with a caret under its node.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::ops::Range;
+use std::rc::Rc;
 
 use super::{paint, Palette};
 use crate::render::safe;
@@ -22,6 +25,41 @@ const LEAD: usize = 80;
 pub(super) struct SourceLines<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// The character index of each long line that holds a finding, made when first needed.
+    long: RefCell<HashMap<usize, Rc<LongLine>>>,
+}
+
+/// Lines longer than this many bytes get a [`LongLine`] index.
+const LONG_LINE_BYTES: usize = 4 * MAX_LINE;
+
+/// Characters between two marks of a [`LongLine`].
+const MARK_EVERY: usize = 256;
+
+/// Where every [`MARK_EVERY`]-th character of a long line starts, and where its first YAML
+/// flow indicator is: made once per line, so that each of the thousands of findings on the
+/// one line of a minified document costs the width of its excerpt, not the line's length.
+struct LongLine {
+    marks: Vec<usize>,
+    chars: usize,
+    first_flow: Option<usize>,
+}
+
+impl LongLine {
+    fn new(line: &str) -> LongLine {
+        let mut marks = Vec::with_capacity(line.len() / MARK_EVERY + 1);
+        let mut chars = 0;
+        for (k, (at, _)) in line.char_indices().enumerate() {
+            if k % MARK_EVERY == 0 {
+                marks.push(at);
+            }
+            chars = k + 1;
+        }
+        LongLine {
+            marks,
+            chars,
+            first_flow: line.find(['[', '{']),
+        }
+    }
 }
 
 impl<'a> SourceLines<'a> {
@@ -35,7 +73,11 @@ impl<'a> SourceLines<'a> {
                     .filter(|&next| next < text.len()),
             );
         }
-        SourceLines { text, starts }
+        SourceLines {
+            text,
+            starts,
+            long: RefCell::new(HashMap::new()),
+        }
     }
 
     pub(super) fn len(&self) -> usize {
@@ -58,6 +100,63 @@ impl<'a> SourceLines<'a> {
             line
         }
     }
+
+    /// Line `n` as shown: without any carriage returns at its end.
+    fn shown(&self, n: usize) -> &'a str {
+        self.line(n).trim_end_matches('\r')
+    }
+
+    fn long_line(&self, n: usize) -> Option<Rc<LongLine>> {
+        let line = self.shown(n);
+        if line.len() <= LONG_LINE_BYTES {
+            return None;
+        }
+        let mut long = self.long.borrow_mut();
+        Some(Rc::clone(
+            long.entry(n)
+                .or_insert_with(|| Rc::new(LongLine::new(line))),
+        ))
+    }
+
+    /// The characters of shown line `n`.
+    fn chars(&self, n: usize) -> usize {
+        match self.long_line(n) {
+            Some(long) => long.chars,
+            None => self.shown(n).chars().count(),
+        }
+    }
+
+    /// The byte offset of character `k` of shown line `n`, or its length past its end.
+    fn byte_of(&self, n: usize, k: usize) -> usize {
+        let line = self.shown(n);
+        let (from, skip) = match self.long_line(n) {
+            Some(long) => match long.marks.get(k / MARK_EVERY) {
+                Some(&at) => (at, k % MARK_EVERY),
+                None => return line.len(),
+            },
+            None => (0, k),
+        };
+        line[from..]
+            .char_indices()
+            .nth(skip)
+            .map_or(line.len(), |(i, _)| from + i)
+    }
+
+    /// Whether a YAML flow indicator (`[`, `{`) comes before byte `at` of shown line `n`.
+    fn flow_before(&self, n: usize, at: usize) -> bool {
+        match self.long_line(n) {
+            Some(long) => long.first_flow.is_some_and(|f| f < at),
+            None => self.shown(n)[..at].contains(['[', '{']),
+        }
+    }
+
+    /// The characters of shown line `n` in `window`, and whether any were left out before
+    /// and after it.
+    fn cut(&self, n: usize, window: &Range<usize>) -> (&'a str, bool, bool) {
+        let line = self.shown(n);
+        let (from, to) = (self.byte_of(n, window.start), self.byte_of(n, window.end));
+        (&line[from..to], from > 0, to < line.len())
+    }
 }
 
 /// Writes the lines (of `lines`, the source) around `line` with a caret under the node at
@@ -78,8 +177,12 @@ pub(super) fn excerpt(
     let last = (line + CONTEXT).min(lines.len() as u32);
     let width = last.to_string().len();
     let bar = paint(p.gutter, "|");
-    let (start, len) = caret(lines.line(idx).trim_end_matches('\r'), column, yaml);
-    let window = if lines.line(idx).chars().nth(MAX_LINE).is_none() {
+    let chars = lines.chars(idx);
+    let start = (column.max(1) as usize - 1).min(chars);
+    let at = lines.byte_of(idx, start);
+    let in_flow = yaml && lines.flow_before(idx, at);
+    let len = token_len(&lines.shown(idx)[at..], in_flow, yaml);
+    let window = if chars <= MAX_LINE {
         0..MAX_LINE
     } else {
         let from = start.saturating_sub(LEAD);
@@ -87,8 +190,8 @@ pub(super) fn excerpt(
     };
     let _ = writeln!(out, "{} {bar}", " ".repeat(width));
     for n in first..=last {
-        let text = lines.line(n as usize).trim_end_matches('\r');
-        let (part, before, after) = cut(text, &window);
+        let text = lines.shown(n as usize);
+        let (part, before, after) = lines.cut(n as usize, &window);
         let shown = Shown::new(part);
         let num = paint(p.gutter, &format!("{n:>width$}"));
         if text.is_empty() {
@@ -116,13 +219,6 @@ pub(super) fn excerpt(
         }
     }
     width
-}
-
-/// The characters of `line` in `window`, and whether any were left out before and after it.
-fn cut<'a>(line: &'a str, window: &Range<usize>) -> (&'a str, bool, bool) {
-    let byte = |k: usize| line.char_indices().nth(k).map_or(line.len(), |(i, _)| i);
-    let (from, to) = (byte(window.start), byte(window.end));
-    (&line[from..to], from > 0, to < line.len())
 }
 
 /// A source line as printed, with unsafe characters in their visible form, and where each of
@@ -173,11 +269,23 @@ impl Shown {
 
 /// The index (in characters) of column `column` and the width, in source characters, of the
 /// token that starts there.
+#[cfg(test)]
 fn caret(line: &str, column: u32, yaml: bool) -> (usize, usize) {
-    let chars: Vec<char> = line.chars().collect();
-    let start = (column.max(1) as usize - 1).min(chars.len());
-    let rest = &chars[start..];
-    let len = match rest.first() {
+    let start = (column.max(1) as usize - 1).min(line.chars().count());
+    let at = line
+        .char_indices()
+        .nth(start)
+        .map_or(line.len(), |(i, _)| i);
+    let in_flow = line[..at].contains(['[', '{']);
+    (start, token_len(&line[at..], in_flow, yaml))
+}
+
+/// The width, in characters, of the token at the start of `rest` (the rest of its line);
+/// `in_flow`: whether a YAML flow collection opened before it. Tokens longer than an excerpt
+/// are not followed to their end: the caret stops at the excerpt's edge anyway.
+fn token_len(rest: &str, in_flow: bool, yaml: bool) -> usize {
+    let rest: Vec<char> = rest.chars().take(MAX_LINE + 1).collect();
+    match rest.first() {
         None => 1,
         Some(&q @ ('"' | '\'')) => {
             let mut i = 1;
@@ -197,7 +305,6 @@ fn caret(line: &str, column: u32, yaml: bool) -> (usize, usize) {
         }
         Some('{' | '[') => 1,
         Some(_) => {
-            let in_flow = chars[..start].iter().any(|&c| c == '[' || c == '{');
             let mut i = 0;
             while i < rest.len() {
                 let c = rest[i];
@@ -217,13 +324,12 @@ fn caret(line: &str, column: u32, yaml: bool) -> (usize, usize) {
             let token: String = rest[..i].iter().collect();
             token.trim_end().chars().count().max(1)
         }
-    };
-    (start, len)
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{caret, cut, Shown, SourceLines};
+    use super::{caret, Shown, SourceLines};
 
     #[test]
     fn source_lines_split_as_str_lines_does() {
@@ -278,8 +384,39 @@ mod tests {
 
     #[test]
     fn a_window_cuts_at_characters() {
-        assert_eq!(cut("aé€b", &(1..3)), ("é€", true, true));
-        assert_eq!(cut("ab", &(0..500)), ("ab", false, false));
-        assert_eq!(cut("ab", &(80..580)), ("", true, false));
+        let lines = SourceLines::new("aé€b\nab");
+        assert_eq!(lines.cut(1, &(1..3)), ("é€", true, true));
+        assert_eq!(lines.cut(2, &(0..500)), ("ab", false, false));
+        assert_eq!(lines.cut(2, &(80..580)), ("", true, false));
+    }
+
+    /// A long line is indexed once: its cuts, character positions and flow indicators agree
+    /// with those of a plain scan, at every mark and between marks.
+    #[test]
+    fn a_long_line_is_cut_as_a_short_one_is() {
+        let line: String = (0..3000)
+            .map(|i| match i % 7 {
+                0 => 'é',
+                1 => '€',
+                2 if i > 1500 => '[',
+                _ => 'a',
+            })
+            .collect();
+        let text = format!("short\n{line}\r\nend");
+        let lines = SourceLines::new(&text);
+        assert!(lines.long_line(2).is_some() && lines.long_line(1).is_none());
+        assert_eq!(lines.chars(2), 3000);
+        for k in [0, 1, 255, 256, 257, 1023, 1500, 2999, 3000, 5000] {
+            let plain = line.char_indices().nth(k).map_or(line.len(), |(i, _)| i);
+            assert_eq!(lines.byte_of(2, k), plain, "character {k}");
+            assert_eq!(
+                lines.flow_before(2, plain),
+                line[..plain].contains(['[', '{']),
+                "character {k}"
+            );
+        }
+        let (part, before, after) = lines.cut(2, &(1000..1500));
+        assert_eq!(part, line.chars().skip(1000).take(500).collect::<String>());
+        assert!(before && after);
     }
 }
