@@ -10,7 +10,9 @@
 //!               {"line": 4, "framing": "not-json", "detail": "...", "text": "..."}]}
 //! ```
 //!
-//! in which every message keeps the positions of its source line. Framing problems never
+//! in which every message keeps the positions of its source line. A line (or `msg`) holding
+//! an array is a JSON-RPC batch: each of its messages is an entry, marked
+//! `"batch": {"index": i, "size": n}`. Framing problems never
 //! abort the load: they become entries with a `framing` code, so that rules report them
 //! with line numbers and every other message is still judged.
 
@@ -82,14 +84,12 @@ pub(super) fn parse_tree<'t>(text: &'t str, limits: &Limits) -> Result<Tree<'t>,
         (Some(w), Some(items)) => {
             let index = LineIndex::new(Breaks::Newline);
             let mut cursor = Cursor::new();
+            // The nodes are counted once, with the first message, not once per message.
+            let mut nodes = w.nodes;
             for item in items {
                 let line = cursor.position(&index, text, r.b.pos_of(item)).line;
                 let start = line_start(text, r.b.pos_of(item));
-                let read = Read {
-                    node: item,
-                    nodes: w.nodes,
-                };
-                r.message(Some((read.node, None)), read.nodes, line, start, None)?;
+                r.message_or_batch(item, None, std::mem::take(&mut nodes), line, start, None)?;
             }
         }
         (Some(w), None) if r.b.object_members(w.node).is_some() => {
@@ -248,7 +248,7 @@ impl<'t> Reader<'t, '_> {
             }
         }
         if (msg.is_none() && raw.is_none()) || jsonrpc {
-            return self.message(Some((read.node, None)), read.nodes, number, start, None);
+            return self.message_or_batch(read.node, None, read.nodes, number, start, None);
         }
         let dir = dir.and_then(|d| self.b.string_of(d)).map(str::to_owned);
         if let Some(raw) = raw.and_then(|r| self.b.string_of(r)).map(excerpt) {
@@ -266,7 +266,46 @@ impl<'t> Reader<'t, '_> {
             ]);
             return self.plain(entry, number, start);
         }
-        self.message(msg, read.nodes, number, start, dir)
+        match msg {
+            Some((node, key_pos)) => {
+                self.message_or_batch(node, key_pos, read.nodes, number, start, dir)
+            }
+            None => self.message(None, read.nodes, number, start, dir, None),
+        }
+    }
+
+    /// A message, or a JSON-RPC batch: an array of messages sent as one. Each message of a
+    /// batch is an entry of its own (so that requests and responses pair up as they do
+    /// alone), with `batch: {"index", "size"}` saying where it sat; whether the protocol
+    /// version allows batches is for the rules to say. An empty array batches nothing: it
+    /// is kept as a message that is not an object.
+    fn message_or_batch(
+        &mut self,
+        node: u32,
+        key_pos: Option<u32>,
+        nodes: usize,
+        line: u32,
+        start: u32,
+        dir: Option<String>,
+    ) -> Result<(), LoadError> {
+        let Some(items) = self.b.array_elements(node).map(<[u32]>::to_vec) else {
+            return self.message(Some((node, key_pos)), nodes, line, start, dir, None);
+        };
+        if items.is_empty() {
+            // Batches nothing: an array where a message should be.
+            return self.message(Some((node, key_pos)), nodes, line, start, dir, None);
+        }
+        let size = items.len();
+        // The batch's nodes are counted once, with its first message.
+        let mut nodes = nodes;
+        for (index, item) in items.into_iter().enumerate() {
+            let batch = Some((index, size));
+            let counted = std::mem::take(&mut nodes);
+            // Each message's `msg` sits where the message starts in the batch.
+            let at = Some(self.b.pos_of(item));
+            self.message(Some((item, at)), counted, line, start, dir.clone(), batch)?;
+        }
+        Ok(())
     }
 
     /// An entry holding message `msg` (its node and the position of its key in a record; no
@@ -278,8 +317,9 @@ impl<'t> Reader<'t, '_> {
         line: u32,
         start: u32,
         dir: Option<String>,
+        batch: Option<(usize, usize)>,
     ) -> Result<(), LoadError> {
-        self.count(nodes as u64 + 3, line)?;
+        self.count(nodes as u64 + if batch.is_some() { 6 } else { 3 }, line)?;
         self.entry(line)?;
         let b = &mut self.b;
         let entry = b.open(start, true);
@@ -288,6 +328,15 @@ impl<'t> Reader<'t, '_> {
         if let Some(d) = dir {
             b.key("dir", start);
             b.string(&d, start);
+        }
+        if let Some((index, size)) = batch {
+            b.key("batch", start);
+            let place = b.open(start, true);
+            b.key("index", start);
+            b.number(Number::from(index), start);
+            b.key("size", start);
+            b.number(Number::from(size), start);
+            b.close_object(place);
         }
         if !msg.is_some_and(|(node, _)| b.is_object(node)) {
             b.key("framing", start);

@@ -98,6 +98,9 @@ struct EntryEdit {
     /// For a request: whether a response answered it, and whether its id was already in
     /// flight.
     answered: Option<(bool, bool)>,
+    /// For the first message of a JSON-RPC batch: whether the batch holds both requests or
+    /// notifications and responses.
+    batch_mixed: bool,
 }
 
 impl EntryEdit {
@@ -124,6 +127,9 @@ impl EntryEdit {
             if in_flight {
                 members.push(("idInFlight", Added::Bool(true)));
             }
+        }
+        if self.batch_mixed {
+            members.push(("batchMixed", Added::Bool(true)));
         }
         members
     }
@@ -160,8 +166,8 @@ struct Pending<'a> {
     method: Option<ValueRef<'a>>,
 }
 
-/// Adds `kind`, `method`, `dir`, `protocolVersions`, `request`, `answered` and `idInFlight`
-/// to the entries of a capture document (`{"messages": [...]}`). `default_version` dates the
+/// Adds `kind`, `method`, `dir`, `protocolVersions`, `request`, `answered`, `idInFlight` and
+/// `batchMixed` to the entries of a capture document (`{"messages": [...]}`). `default_version` dates the
 /// messages the data does not date.
 pub fn annotate(doc: &mut Document<'_>, config: &TrafficConfig, default_version: Option<&str>) {
     let edits = annotations(doc.root(), config, default_version.is_some());
@@ -278,6 +284,7 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
         }
     }
 
+    let mixed = mixed_batches(&entries, &kinds);
     let mut edits = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
         let Some(obj) = entry.as_object() else {
@@ -294,9 +301,40 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
                 .and_then(|r| entries[r].get("msg"))
                 .map(|m| m.id()),
             answered: request.then(|| (answered_by[i].is_some(), in_flight_dup[i])),
+            batch_mixed: mixed[i],
         });
     }
     edits
+}
+
+/// Whether each entry starts a JSON-RPC batch holding both requests or notifications and
+/// responses: the reader gives each message of a batch `batch: {"index", "size"}`, in order.
+fn mixed_batches(entries: &[ValueRef<'_>], kinds: &[Kind]) -> Vec<bool> {
+    let place = |i: usize| {
+        let batch = entries.get(i)?.get("batch")?;
+        let number = |key| batch.get(key)?.as_number()?.as_u64();
+        Some((number("index")?, number("size")?))
+    };
+    let mut mixed = vec![false; entries.len()];
+    let mut i = 0;
+    while i < entries.len() {
+        let Some((0, size)) = place(i) else {
+            i += 1;
+            continue;
+        };
+        let end = (i + usize::try_from(size).unwrap_or(usize::MAX)).min(entries.len());
+        let (mut calls, mut answers) = (false, false);
+        for kind in &kinds[i..end] {
+            match kind {
+                Kind::Message(Request | Notification) => calls = true,
+                Kind::Message(ResultKind | ErrorKind) => answers = true,
+                Kind::Framing | Kind::Unknown => {}
+            }
+        }
+        mixed[i] = calls && answers;
+        i = end.max(i + 1);
+    }
+    mixed
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 //! | `request` | responses | a copy of the request they answer |
 //! | `answered` | requests | whether a response to it follows in the capture |
 //! | `idInFlight` | requests | `true` when an earlier request of the same direction with the same id is still unanswered |
+//! | `batchMixed` | the first message of a JSON-RPC batch | `true` when the batch holds both requests or notifications and responses |
 //!
 //! JSON-RPC 2.0 is the only protocol known here; which member holds a message's protocol
 //! version, and which handshake negotiates one, come from the catalogue's `traffic` section.
