@@ -144,6 +144,9 @@ pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
                 &mut recorder,
                 plans,
             );
+            // What the server sent is now a document as large as the capture: from here on
+            // it is handled as one (freed memory given back at once).
+            crate::allocator::prepare_for_document(recorder.as_bytes().len() as u64);
             // Written also when the probe failed: the capture shows what the server did.
             if let Some(record) = &args.record {
                 std::fs::write(record, recorder.as_bytes())
