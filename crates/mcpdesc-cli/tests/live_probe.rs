@@ -427,6 +427,28 @@ fn a_server_that_pages_for_ever_is_stopped_by_the_commands_deadline() {
     );
 }
 
+/// Pages of 30 MB each under fresh cursors: two are kept (60 MB), the third would take the
+/// lists past their 64 MiB and ends the list (before: every page kept until memory ran out).
+#[test]
+fn large_pages_for_ever_are_kept_only_up_to_the_lists_limit() {
+    let p = probe_fake_with(
+        "endless-pages+page-bytes=30000000",
+        &["2025-06-18"],
+        &[],
+        Duration::from_secs(60),
+    );
+    assert_eq!(p.run.code, Some(1), "{}", &p.run.stderr);
+    let r = p.only_report();
+    assert_eq!(r["lists"]["tools"].as_array().map(Vec::len), Some(2));
+    assert!(
+        errors(r).contains(
+            &"tools/list: the server's lists outgrew 67108864 bytes, their limit; stopped after 2 entries"
+        ),
+        "{:?}",
+        errors(r)
+    );
+}
+
 #[test]
 fn a_flood_of_stray_responses_is_listed_three_times_and_counted() {
     let p = probe_fake("wrong-id-flood", &["2025-06-18"], Duration::from_secs(20));

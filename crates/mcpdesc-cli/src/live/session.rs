@@ -20,6 +20,11 @@ use super::Timeouts;
 
 /// A list longer than this many pages is taken to be looping.
 const MAX_PAGES: usize = 1000;
+
+/// The most a session keeps of the entries of every list together, in bytes of their JSON
+/// text (as the capture): a server paging for ever under fresh cursors, each page large,
+/// would otherwise be held in memory page after page until the deadline.
+const MAX_LISTED_BYTES: usize = 64 * 1024 * 1024;
 /// Lines that are not JSON are reported one by one up to this many, then counted.
 const MAX_RAW_REPORTED: usize = 3;
 
@@ -103,6 +108,7 @@ pub fn run(
         raw_lines: 0,
         stray_responses: 0,
         not_jsonrpc: 0,
+        listed_bytes: 0,
     };
     let fatal = match session.negotiate() {
         Ok(true) => session
@@ -150,6 +156,8 @@ struct Session<'a> {
     /// send millions; the first few are listed, the rest counted.
     stray_responses: usize,
     not_jsonrpc: usize,
+    /// What the lists kept so far weigh, against [`MAX_LISTED_BYTES`].
+    listed_bytes: usize,
 }
 
 /// A failure that ends the session, as the message for the report.
@@ -327,7 +335,19 @@ impl Session<'_> {
                 }
             };
             match page.get(member).and_then(Value::as_array) {
-                Some(list) => items.extend(list.iter().cloned()),
+                Some(list) => {
+                    let weight: usize = list.iter().map(json_bytes).sum();
+                    if self.listed_bytes + weight > MAX_LISTED_BYTES {
+                        self.report.errors.push(format!(
+                            "{method}: the server's lists outgrew {MAX_LISTED_BYTES} bytes, \
+                             their limit; stopped after {} entries",
+                            items.len()
+                        ));
+                        return Ok(items);
+                    }
+                    self.listed_bytes += weight;
+                    items.extend(list.iter().cloned());
+                }
                 None => {
                     self.report
                         .errors
@@ -552,6 +572,22 @@ fn excerpt(text: &str) -> String {
     match one_line.char_indices().nth(200) {
         Some((cut, _)) => format!("{}…", &one_line[..cut]),
         None => one_line,
+    }
+}
+
+/// About the length of `value` as compact JSON, without writing it: a bound on what it holds.
+fn json_bytes(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 8,
+        Value::String(s) => s.len() + 2,
+        Value::Array(items) => 2 + items.iter().map(|v| json_bytes(v) + 1).sum::<usize>(),
+        Value::Object(members) => {
+            2 + members
+                .iter()
+                .map(|(k, v)| k.len() + 4 + json_bytes(v))
+                .sum::<usize>()
+        }
     }
 }
 

@@ -27,6 +27,15 @@ NEGOTIATED = "2026-07-28"
 # "tools=N" lists N tools in one page: the five of "tidy", then as many more that no
 # description declares.
 MANY = next((int(f[len("tools="):]) for f in FLAGS if f.startswith("tools=")), None)
+# "wrong-id-flood" and "notify-flood" send FLOOD messages before answering initialize
+# ("flood=N", default 5,000): responses to requests nobody made, or log notifications.
+FLOOD = next((int(f[len("flood="):]) for f in FLAGS if f.startswith("flood=")), 5000)
+# "deep=N" nests a value N arrays deep in the initialize result's experimental capabilities.
+DEEP = next((int(f[len("deep="):]) for f in FLAGS if f.startswith("deep=")), 0)
+if DEEP:
+    CAPS = dict(CAPS, experimental={"nested": json.loads("[" * DEEP + "]" * DEEP)})
+# "endless-pages" pads each page's tool description to PAGE_BYTES ("page-bytes=N").
+PAGE_BYTES = next((int(f[len("page-bytes="):]) for f in FLAGS if f.startswith("page-bytes=")), 0)
 if MANY is not None:
     TOOLS = TOOLS + [{"name": f"extra-{i}", "inputSchema": {"type": "object"}}
                      for i in range(MANY - len(TOOLS))]
@@ -111,10 +120,14 @@ while True:
     params = msg.get("params") or {}
     modern = "io.modelcontextprotocol/protocolVersion" in (params.get("_meta") or {})
     if method == "initialize":
-        if MODE == "wrong-id-flood":
+        if "wrong-id-flood" in FLAGS:
             # Answers to requests nobody made, then the real answer.
-            for n in range(5000):
+            for n in range(FLOOD):
                 send({"jsonrpc": "2.0", "id": 100000 + n, "result": {}})
+        if "notify-flood" in FLAGS:
+            for n in range(FLOOD):
+                send({"jsonrpc": "2.0", "method": "notifications/message",
+                      "params": {"level": "info", "data": f"line {n}"}})
         if MODE == "wrong-id":
             rid = rid + 1000
         agreed = "2025-03-26" if "old-only" in FLAGS else params["protocolVersion"]
@@ -140,13 +153,15 @@ while True:
                 send({"jsonrpc": "2.0", "id": rid, "error": {
                     "code": -32603, "message": f"unexpected answers: {pong} {roots}"}})
                 continue
-        if MODE == "endless-pages":
+        if "endless-pages" in FLAGS:
             # Each page a little slow, each under a fresh cursor, for ever.
             import time
             time.sleep(0.1)
             n = int(params.get("cursor") or 0) + 1
-            result(rid, {"tools": [{"name": f"t{n}", "inputSchema": {"type": "object"}}],
-                         "nextCursor": str(n)}, modern)
+            tool = {"name": f"t{n}", "inputSchema": {"type": "object"}}
+            if PAGE_BYTES:
+                tool["description"] = "x" * PAGE_BYTES
+            result(rid, {"tools": [tool], "nextCursor": str(n)}, modern)
             continue
         size = 2 if MODE == "paginate" else len(TOOLS) if MANY else 100
         listed = versioned_tools(NEGOTIATED) if "versioned-tools" in FLAGS else TOOLS
