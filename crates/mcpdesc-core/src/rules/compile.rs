@@ -124,7 +124,7 @@ pub(super) fn compile(
             return None;
         }
     };
-    let traffic = match def.traffic.as_ref().map(TrafficConfig::compile) {
+    let mut traffic = match def.traffic.as_ref().map(TrafficConfig::compile) {
         None => TrafficConfig::default(),
         Some(Ok(t)) => t,
         Some(Err((at, message))) => {
@@ -132,6 +132,7 @@ pub(super) fn compile(
             TrafficConfig::default()
         }
     };
+    traffic.known = versions.iter().map(|(_, name)| name.to_owned()).collect();
     let surfaces =
         JsonPath::with_compile_memo(|| surfaces::collect(files, SurfaceMap::default(), problems));
     let mut table = PathTable {

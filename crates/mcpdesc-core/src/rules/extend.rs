@@ -609,6 +609,8 @@ fn extend(
     }
     let mut rules: Vec<Arc<Rule>> = rules.into_iter().flatten().collect();
     rules.extend(added);
+    // The versions a capture may be dated with: the base's and those the release adds.
+    let known = versions.iter().map(|(_, name)| name.to_owned()).collect();
     Some(Catalogue {
         def,
         versions,
@@ -625,7 +627,10 @@ fn extend(
         paths: table.paths,
         path_kinds: table.kinds,
         surfaces,
-        traffic: base.traffic.clone(),
+        traffic: crate::traffic::TrafficConfig {
+            known,
+            ..base.traffic.clone()
+        },
         traffic_scope: base.traffic_scope.clone(),
         rules,
         retired,

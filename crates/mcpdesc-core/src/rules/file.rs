@@ -278,6 +278,42 @@ pub struct TrafficDef {
     /// The handshake that negotiates a version for the messages after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handshake: Option<HandshakeDef>,
+    /// How a server refuses a request in a version it does not serve, and where it lists the
+    /// versions it serves: a request that declares its own version is negotiated by the
+    /// answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub negotiation: Option<NegotiationDef>,
+}
+
+/// The refusal of a request's version, and the answers that list the versions served.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct NegotiationDef {
+    /// The error a server answers a request in a version it does not serve with.
+    pub unsupported: UnsupportedDef,
+    /// Results that list the versions the server serves, by the method they answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offers: Vec<OfferDef>,
+}
+
+/// An error code, and where the error lists the versions served.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct UnsupportedDef {
+    /// The error's `code`.
+    pub code: i64,
+    /// Relative path, in the error response, of the array of versions the server serves.
+    pub supported: String,
+}
+
+/// A result listing the versions a server serves.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct OfferDef {
+    /// The method of the request it answers.
+    pub method: String,
+    /// Relative path, in the response, of the array of versions.
+    pub supported: String,
 }
 
 /// A request/response pair that fixes the protocol version of the messages that follow.

@@ -81,6 +81,8 @@ fn in_place<'v>(start: ValueRef<'v>, tokens: &[String]) -> Option<ValueRef<'v>> 
 enum Text {
     Node(u32),
     Default,
+    /// The catalogue's `known` version at this index.
+    Known(usize),
 }
 
 /// What one entry is given, by node ids and fixed texts: computed for every entry first (a
@@ -101,10 +103,30 @@ struct EntryEdit {
     /// For the first message of a JSON-RPC batch: whether the batch holds both requests or
     /// notifications and responses.
     batch_mixed: bool,
+    /// The negotiation of a request's own version (see [`Negotiated`]).
+    negotiated: Negotiated,
+}
+
+/// What the answer to a request that declares its own version says of that version.
+#[derive(Debug, Clone, Copy, Default)]
+struct Negotiated {
+    /// A request: the version it declares, when the catalogue does not know it (node id).
+    requested_unknown: Option<u32>,
+    /// A request: it declares a version the server's latest list of versions served lacks.
+    not_offered: bool,
+    /// A response other than the refusal, to a request in a version the catalogue does not
+    /// know (the version's node id).
+    answers_unknown: Option<u32>,
+    /// A result, to a request in a version the server listed itself as not serving.
+    answers_unoffered: Option<u32>,
 }
 
 impl EntryEdit {
-    fn members(&self, default_version: Option<&str>) -> Vec<(&'static str, Added)> {
+    fn members(
+        &self,
+        default_version: Option<&str>,
+        known: &[String],
+    ) -> Vec<(&'static str, Added)> {
         let mut members: Vec<(&'static str, Added)> = Vec::with_capacity(7);
         members.push(("kind", Added::Static(self.kind.as_str())));
         if let Some(m) = self.method {
@@ -116,6 +138,7 @@ impl EntryEdit {
         let version = match self.version {
             Some(Text::Node(id)) => Some(Added::Copy(id)),
             Some(Text::Default) => default_version.map(|v| Added::Str(v.to_owned())),
+            Some(Text::Known(k)) => known.get(k).map(|v| Added::Str(v.clone())),
             None => None,
         };
         members.push((SCOPE_MEMBER, Added::Array(version.into_iter().collect())));
@@ -130,6 +153,19 @@ impl EntryEdit {
         }
         if self.batch_mixed {
             members.push(("batchMixed", Added::Bool(true)));
+        }
+        let n = &self.negotiated;
+        if let Some(v) = n.requested_unknown {
+            members.push(("requestedVersion", Added::Copy(v)));
+        }
+        if n.not_offered {
+            members.push(("versionNotOffered", Added::Bool(true)));
+        }
+        if let Some(v) = n.answers_unknown {
+            members.push(("answersUnknownVersion", Added::Copy(v)));
+        }
+        if let Some(v) = n.answers_unoffered {
+            members.push(("answersUnofferedVersion", Added::Copy(v)));
         }
         members
     }
@@ -171,7 +207,26 @@ struct Pending<'a> {
 /// messages the data does not date.
 pub fn annotate(doc: &mut Document<'_>, config: &TrafficConfig, default_version: Option<&str>) {
     let edits = annotations(doc.root(), config, default_version.is_some());
-    doc.add_members_each(edits.iter().map(|e| (e.entry, e.members(default_version))));
+    doc.add_members_each(
+        edits
+            .iter()
+            .map(|e| (e.entry, e.members(default_version, &config.known))),
+    );
+}
+
+/// The strings of the array `path` selects in `msg`.
+fn strings_at<'d>(path: &MessagePath, msg: ValueRef<'d>) -> Option<Vec<&'d str>> {
+    let found = match &path.tokens {
+        Some(tokens) => in_place(msg, tokens),
+        None => path.path.values_from(msg, "", msg).first().copied(),
+    }?;
+    Some(
+        found
+            .as_array()?
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect(),
+    )
 }
 
 /// What to add to each entry object (by node). `dated`: whether the caller gives a default
@@ -202,6 +257,15 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
     let mut pending: HashMap<IdKey<'a>, Vec<Pending<'a>>, crate::FastHash> = HashMap::default();
     let mut current: Option<Text> = dated.then_some(Text::Default);
     let mut handshakes: Vec<usize> = Vec::new();
+    let mut negotiations: Vec<Negotiated> = vec![Negotiated::default(); entries.len()];
+    // A request's own version (node id), to name it in its answer.
+    let mut own_version: Vec<Option<u32>> = vec![None; entries.len()];
+    // The versions the server said it serves, most recently.
+    let mut offered: Option<Vec<&'a str>> = None;
+    // A refusal is judged in the newest version the catalogue knows: the era of requests that
+    // declare their own version, and of the refusal itself.
+    let newest = config.known.len().checked_sub(1).map(Text::Known);
+    let negotiation = config.negotiation.as_ref();
 
     for i in 0..entries.len() {
         let kind = kinds[i];
@@ -225,9 +289,29 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
                 } else {
                     None
                 };
-                versions[i] = own.or(requested).or(current);
-                if own.is_some() {
-                    current = own;
+                let own_node = config
+                    .message_version
+                    .as_ref()
+                    .and_then(|p| string_at(p, msg));
+                let own_name = own_node.and_then(ValueRef::as_str);
+                let unknown = kind == Kind::Message(Request)
+                    && negotiation.is_some()
+                    && own_name.is_some_and(|v| !config.known.iter().any(|k| k == v));
+                if unknown {
+                    // A version the catalogue does not know: the server's answer says whether
+                    // it was served; the request itself cannot be judged.
+                    negotiations[i].requested_unknown = own_node.map(|v| v.id());
+                    versions[i] = None;
+                } else {
+                    versions[i] = own.or(requested).or(current);
+                    if own.is_some() {
+                        current = own;
+                    }
+                }
+                own_version[i] = own_node.map(|v| v.id());
+                if let (Some(list), Some(v)) = (&offered, own_name) {
+                    negotiations[i].not_offered =
+                        kind == Kind::Message(Request) && !list.contains(&v);
                 }
                 if is_handshake {
                     handshakes.push(i);
@@ -276,6 +360,41 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
                             }
                         }
                         versions[i] = versions[req.index];
+                        let refusal = kind == Kind::Message(ErrorKind)
+                            && negotiation.is_some_and(|n| {
+                                msg.get("error")
+                                    .and_then(|e| e.get("code"))
+                                    .and_then(ValueRef::as_number)
+                                    .and_then(serde_json::Number::as_i64)
+                                    == Some(n.unsupported_code)
+                            });
+                        let asked = negotiations[req.index];
+                        if refusal {
+                            if let Some(list) =
+                                negotiation.and_then(|n| strings_at(&n.unsupported_supported, msg))
+                            {
+                                offered = Some(list);
+                            }
+                            if asked.requested_unknown.is_some() {
+                                versions[i] = newest;
+                            }
+                        } else if asked.requested_unknown.is_some() {
+                            negotiations[i].answers_unknown = asked.requested_unknown;
+                        } else if asked.not_offered && kind == Kind::Message(ResultKind) {
+                            negotiations[i].answers_unoffered = own_version[req.index];
+                        }
+                        if kind == Kind::Message(ResultKind) {
+                            let method = req.method.and_then(ValueRef::as_str);
+                            let listed = negotiation.and_then(|n| {
+                                n.offers
+                                    .iter()
+                                    .find(|(m, _)| Some(m.as_str()) == method)
+                                    .and_then(|(_, path)| strings_at(path, msg))
+                            });
+                            if listed.is_some() {
+                                offered = listed;
+                            }
+                        }
                     }
                     None => versions[i] = current,
                 }
@@ -302,6 +421,7 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
                 .map(|m| m.id()),
             answered: request.then(|| (answered_by[i].is_some(), in_flight_dup[i])),
             batch_mixed: mixed[i],
+            negotiated: negotiations[i],
         });
     }
     edits
@@ -352,6 +472,7 @@ mod tests {
                 requested: "@.params.want".into(),
                 negotiated: "@.result.got".into(),
             }),
+            negotiation: None,
         })
         .unwrap()
     }

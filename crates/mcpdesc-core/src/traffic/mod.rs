@@ -15,6 +15,9 @@
 //! | `answered` | requests | whether a response to it follows in the capture |
 //! | `idInFlight` | requests | `true` when an earlier request of the same direction with the same id is still unanswered |
 //! | `batchMixed` | the first message of a JSON-RPC batch | `true` when the batch holds both requests or notifications and responses |
+//! | `requestedVersion` | requests | the version it declares for itself, when the catalogue does not know it (the request is then undated) |
+//! | `versionNotOffered` | requests | `true` when it declares a version the server's latest list of versions served leaves out |
+//! | `answersUnknownVersion`, `answersUnofferedVersion` | responses other than the refusal | the version of the request answered, when the server cannot serve it |
 //!
 //! JSON-RPC 2.0 is the only protocol known here; which member holds a message's protocol
 //! version, and which handshake negotiates one, come from the catalogue's `traffic` section.
@@ -63,6 +66,19 @@ pub const SCOPE_MEMBER: &str = "protocolVersions";
 pub struct TrafficConfig {
     pub message_version: Option<MessagePath>,
     pub handshake: Option<Handshake>,
+    pub negotiation: Option<Negotiation>,
+    /// The protocol versions the catalogue knows, oldest first.
+    pub known: Vec<String>,
+}
+
+/// How a version is refused, and where the versions a server serves are listed.
+#[derive(Debug, Clone)]
+pub struct Negotiation {
+    pub unsupported_code: i64,
+    /// In the refusal: the versions served.
+    pub unsupported_supported: MessagePath,
+    /// (method, path of the versions served in its result).
+    pub offers: Vec<(String, MessagePath)>,
 }
 
 #[derive(Debug, Clone)]
@@ -116,6 +132,34 @@ impl TrafficConfig {
                     })
                 })
                 .transpose()?,
+            negotiation: def
+                .negotiation
+                .as_ref()
+                .map(|n| {
+                    Ok::<_, (String, String)>(Negotiation {
+                        unsupported_code: n.unsupported.code,
+                        unsupported_supported: rel(
+                            &n.unsupported.supported,
+                            "/negotiation/unsupported/supported",
+                        )?,
+                        offers: n
+                            .offers
+                            .iter()
+                            .enumerate()
+                            .map(|(i, o)| {
+                                Ok((
+                                    o.method.clone(),
+                                    rel(
+                                        &o.supported,
+                                        &format!("/negotiation/offers/{i}/supported"),
+                                    )?,
+                                ))
+                            })
+                            .collect::<Result<_, (String, String)>>()?,
+                    })
+                })
+                .transpose()?,
+            known: Vec::new(),
         })
     }
 }
