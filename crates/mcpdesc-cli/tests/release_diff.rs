@@ -542,7 +542,7 @@ fn a_new_protocol_revision_diffs_on_one_screen() {
     let md = &run.stdout;
     for needle in [
         "### Protocol versions added",
-        "- `2026-12-15`, as `2026-07-28`: 197 rules take it as they take `2026-07-28`, with no other change.",
+        "- `2026-12-15`, as `2026-07-28`: 200 rules take it as they take `2026-07-28`, with no other change.",
         "#### `mcp.capabilities.logging-deprecated` — ",
         "- Amended in 0.8.1 (`catalogue.yaml:11`): MCP 2026-12-15 brings server logging back",
         "| 2026-12-15 | (absent) | not-applicable | changed |",
