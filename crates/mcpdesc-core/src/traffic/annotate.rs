@@ -262,8 +262,7 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
     let mut own_version: Vec<Option<u32>> = vec![None; entries.len()];
     // The versions the server said it serves, most recently.
     let mut offered: Option<Vec<&'a str>> = None;
-    // A refusal is judged in the newest version the catalogue knows: the era of requests that
-    // declare their own version, and of the refusal itself.
+    // The last resort for dating the refusal of a version the catalogue does not know.
     let newest = config.known.len().checked_sub(1).map(Text::Known);
     let negotiation = config.negotiation.as_ref();
 
@@ -370,13 +369,21 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
                             });
                         let asked = negotiations[req.index];
                         if refusal {
-                            if let Some(list) =
-                                negotiation.and_then(|n| strings_at(&n.unsupported_supported, msg))
-                            {
-                                offered = Some(list);
-                            }
+                            let listed =
+                                negotiation.and_then(|n| strings_at(&n.unsupported_supported, msg));
                             if asked.requested_unknown.is_some() {
-                                versions[i] = newest;
+                                // The refusal is in the server's era: the newest version it
+                                // lists as served, else the session's, else the newest known.
+                                let served = listed.as_ref().and_then(|list| {
+                                    config
+                                        .known
+                                        .iter()
+                                        .rposition(|k| list.contains(&k.as_str()))
+                                });
+                                versions[i] = served.map(Text::Known).or(current).or(newest);
+                            }
+                            if let Some(list) = listed {
+                                offered = Some(list);
                             }
                         } else if asked.requested_unknown.is_some() {
                             negotiations[i].answers_unknown = asked.requested_unknown;
@@ -461,8 +468,8 @@ fn mixed_batches(entries: &[ValueRef<'_>], kinds: &[Kind]) -> Vec<bool> {
 mod tests {
     use super::*;
     use crate::document::{Format, Limits, Tree};
-    use crate::rules::file::{HandshakeDef, TrafficDef};
-    use serde_json::Value;
+    use crate::rules::file::{HandshakeDef, NegotiationDef, OfferDef, TrafficDef, UnsupportedDef};
+    use serde_json::{json, Value};
 
     fn config() -> TrafficConfig {
         TrafficConfig::compile(&TrafficDef {
@@ -646,5 +653,58 @@ mod tests {
         let p = doc.position("/messages/2/msg/method");
         assert_eq!((p.line, p.column), (2, 46));
         assert_eq!(doc.position("/messages/2/msg/params").line, 3);
+    }
+
+    /// A request in a version the catalogue does not know is undated; its refusal is dated in
+    /// the newest known version the refusal lists as served, else the session's, else the
+    /// newest known; any other answer names the version, and a later request outside the
+    /// server's list is marked.
+    #[test]
+    fn a_refusal_settles_a_request_in_an_unknown_version() {
+        let mut config = TrafficConfig::compile(&TrafficDef {
+            message_version: Some("@.params._meta['v']".into()),
+            handshake: None,
+            negotiation: Some(NegotiationDef {
+                unsupported: UnsupportedDef {
+                    code: -7,
+                    supported: "@.error.data.ok".into(),
+                },
+                offers: vec![OfferDef {
+                    method: "discover".into(),
+                    supported: "@.result.ok".into(),
+                }],
+            }),
+        })
+        .unwrap();
+        config.known = vec!["A".into(), "B".into(), "C".into()];
+        let lines = [
+            json!({"msg": {"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"_meta": {"v": "Z"}}}}),
+            json!({"msg": {"jsonrpc": "2.0", "id": 1, "error": {"code": -7, "message": "no", "data": {"ok": ["A", "B"]}}}}),
+            json!({"msg": {"jsonrpc": "2.0", "id": 2, "method": "x", "params": {"_meta": {"v": "C"}}}}),
+            json!({"msg": {"jsonrpc": "2.0", "id": 2, "result": {}}}),
+            json!({"msg": {"jsonrpc": "2.0", "id": 3, "method": "x", "params": {"_meta": {"v": "Y"}}}}),
+            json!({"msg": {"jsonrpc": "2.0", "id": 3, "error": {"code": -7, "message": "no"}}}),
+            json!({"msg": {"jsonrpc": "2.0", "id": 4, "method": "x", "params": {"_meta": {"v": "Y"}}}}),
+            json!({"msg": {"jsonrpc": "2.0", "id": 4, "result": {}}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let mut doc = Document::parse_str(&text, Format::Capture, &Limits::default()).unwrap();
+        annotate(&mut doc, &config, None);
+        let v = doc.to_value();
+        let at = |i: usize, member: &str| v["messages"][i][member].clone();
+        assert_eq!(at(0, "protocolVersions"), json!([]));
+        assert_eq!(at(0, "requestedVersion"), json!("Z"));
+        // Refused, listing A and B: the server's era is B.
+        assert_eq!(at(1, "protocolVersions"), json!(["B"]));
+        assert_eq!(at(1, "answersUnknownVersion"), Value::Null);
+        // C is known but not in the list: marked, and its result names it.
+        assert_eq!(at(2, "versionNotOffered"), json!(true));
+        assert_eq!(at(3, "answersUnofferedVersion"), json!("C"));
+        assert_eq!(at(3, "protocolVersions"), json!(["C"]));
+        // Refused without a list: the session's version (C, the last request dated).
+        assert_eq!(at(5, "protocolVersions"), json!(["C"]));
+        // Y answered with a result.
+        assert_eq!(at(7, "answersUnknownVersion"), json!("Y"));
+        assert_eq!(at(7, "protocolVersions"), json!([]));
     }
 }
