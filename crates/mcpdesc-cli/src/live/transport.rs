@@ -2,6 +2,7 @@
 
 use std::time::{Duration, Instant};
 
+use serde::Deserialize;
 use serde_json::Value;
 
 /// One thing the server sent.
@@ -15,22 +16,48 @@ pub enum Incoming {
 
 /// JSON the server sent, read with the depth limit documents have: `serde_json` alone stops
 /// at 128 levels, and a message nested deeper than that but within our limit is JSON all the
-/// same. `None` when it is not JSON, or is nested deeper than the limit.
+/// same. One reader at every depth, so that a message reads the same however deep its values
+/// go (a duplicate key, say: the last value wins, as `serde_json` has it). `None` when it is
+/// not JSON, or is nested deeper than the limit.
 pub fn json(bytes: &[u8]) -> Option<Value> {
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(v) => Some(v),
-        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-            let limits = mcpdesc_core::Limits::default();
-            let mut doc = mcpdesc_core::document::ValueDocument::parse(
-                bytes,
-                mcpdesc_core::Format::Json,
-                &limits,
-            )
-            .ok()?;
-            Some(std::mem::take(doc.value_mut()))
-        }
-        Err(_) => None,
+    let limit = mcpdesc_core::Limits::default().max_depth;
+    if u64::try_from(nesting(bytes)).map_or(true, |depth| depth > u64::from(limit)) {
+        return None;
     }
+    let mut reader = serde_json::Deserializer::from_slice(bytes);
+    // The depth was bounded above, so the reader's own guard against deep input is not needed.
+    reader.disable_recursion_limit();
+    let value = Value::deserialize(&mut reader).ok()?;
+    reader.end().ok()?;
+    Some(value)
+}
+
+/// The deepest nesting of arrays and objects in `bytes` read as JSON text, brackets inside
+/// strings not counted; text that is not JSON is measured all the same, and refused later.
+fn nesting(bytes: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in bytes {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// What a line or body the server sent is.
@@ -112,5 +139,27 @@ mod tests {
         }
         assert!(matches!(incoming(nested(300).as_bytes()), Incoming::Raw(_)));
         assert!(matches!(incoming(b"not json"), Incoming::Raw(_)));
+        assert!(matches!(incoming(b"{} trailing"), Incoming::Raw(_)));
+    }
+
+    /// A message reads the same at every depth: a duplicate key's last value wins, shallow
+    /// or 200 levels down; brackets in strings do not count towards the depth.
+    #[test]
+    fn json_reads_alike_at_every_depth() {
+        for depth in [0, 100, 200, 254] {
+            let text = format!(
+                "{{\"a\":{}{{\"k\":1,\"k\":2,\"s\":\"[[{{\\\"\"}}{}}}",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let v = json(text.as_bytes()).unwrap_or_else(|| panic!("{depth}: not read"));
+            let mut inner = &v["a"];
+            for _ in 0..depth {
+                inner = &inner[0];
+            }
+            assert_eq!(inner["k"], 2, "{depth}");
+            assert_eq!(inner["s"], "[[{\"", "{depth}");
+        }
+        assert_eq!(nesting(br#"{"a":"]]]","b":[[1]]}"#), 3);
     }
 }
