@@ -236,7 +236,7 @@ impl Transport for HttpTransport {
 }
 
 /// Server-sent events, read one at a time; only `data` matters for MCP.
-struct EventStream {
+pub(super) struct EventStream {
     lines: BufReader<Box<dyn Read + Send>>,
 }
 
@@ -245,14 +245,14 @@ impl EventStream {
         EventStream::from_reader(Box::new(body.into_with_config().limit(MAX_BODY).reader()))
     }
 
-    fn from_reader(reader: Box<dyn Read + Send>) -> EventStream {
+    pub(super) fn from_reader(reader: Box<dyn Read + Send>) -> EventStream {
         EventStream {
             lines: BufReader::new(reader),
         }
     }
 
     /// The data of the next event that has any; `None` at the end of the stream.
-    fn next_event(&mut self) -> Result<Option<String>, TransportError> {
+    pub(super) fn next_event(&mut self) -> Result<Option<String>, TransportError> {
         let mut data: Option<String> = None;
         loop {
             let mut line = String::new();
