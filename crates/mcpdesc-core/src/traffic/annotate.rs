@@ -53,11 +53,15 @@ fn reverse(dir: &str) -> Option<&'static str> {
 
 /// The first string `path` selects from `msg`.
 fn string_at<'d>(path: &MessagePath, msg: ValueRef<'d>) -> Option<ValueRef<'d>> {
-    let found = match &path.tokens {
+    node_at(path, msg).filter(|v| v.is_string())
+}
+
+/// The first node `path` selects from `msg`.
+fn node_at<'d>(path: &MessagePath, msg: ValueRef<'d>) -> Option<ValueRef<'d>> {
+    match &path.tokens {
         Some(tokens) => in_place(msg, tokens),
         None => path.path.values_from(msg, "", msg).first().copied(),
-    };
-    found.filter(|v| v.is_string())
+    }
 }
 
 /// Follows `tokens` from `start` as a singular relative path does (a token is an array index
@@ -202,8 +206,8 @@ struct Pending<'a> {
     method: Option<ValueRef<'a>>,
 }
 
-/// Adds `kind`, `method`, `dir`, `protocolVersions`, `request`, `answered`, `idInFlight` and
-/// `batchMixed` to the entries of a capture document (`{"messages": [...]}`). `default_version` dates the
+/// Adds the members of the module table (`kind`, `method`, `dir`, `protocolVersions`, …) to
+/// the entries of a capture document (`{"messages": [...]}`). `default_version` dates the
 /// messages the data does not date.
 pub fn annotate(doc: &mut Document<'_>, config: &TrafficConfig, default_version: Option<&str>) {
     let edits = annotations(doc.root(), config, default_version.is_some());
@@ -216,17 +220,8 @@ pub fn annotate(doc: &mut Document<'_>, config: &TrafficConfig, default_version:
 
 /// The strings of the array `path` selects in `msg`.
 fn strings_at<'d>(path: &MessagePath, msg: ValueRef<'d>) -> Option<Vec<&'d str>> {
-    let found = match &path.tokens {
-        Some(tokens) => in_place(msg, tokens),
-        None => path.path.values_from(msg, "", msg).first().copied(),
-    }?;
-    Some(
-        found
-            .as_array()?
-            .iter()
-            .filter_map(|v| v.as_str())
-            .collect(),
-    )
+    let items = node_at(path, msg)?.as_array()?;
+    Some(items.iter().filter_map(|v| v.as_str()).collect())
 }
 
 /// What to add to each entry object (by node). `dated`: whether the caller gives a default
@@ -278,7 +273,11 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
         match kind {
             Kind::Message(Request | Notification) => {
                 let method = msg.get("method").filter(|m| m.is_string());
-                let own = config.message_version.as_ref().and_then(read);
+                let own_node = config
+                    .message_version
+                    .as_ref()
+                    .and_then(|p| string_at(p, msg));
+                let own = own_node.map(|v| Text::Node(v.id()));
                 let is_handshake = kind == Kind::Message(Request)
                     && config.handshake.as_ref().is_some_and(|h| {
                         method.and_then(ValueRef::as_str) == Some(h.method.as_str())
@@ -288,10 +287,6 @@ fn annotations<'a>(root: ValueRef<'a>, config: &TrafficConfig, dated: bool) -> V
                 } else {
                     None
                 };
-                let own_node = config
-                    .message_version
-                    .as_ref()
-                    .and_then(|p| string_at(p, msg));
                 let own_name = own_node.and_then(ValueRef::as_str);
                 let unknown = kind == Kind::Message(Request)
                     && negotiation.is_some()
