@@ -41,7 +41,7 @@ pub(crate) enum Asked {
 }
 
 #[derive(Clone)]
-pub(crate) enum Memo<'d> {
+enum Memo<'d> {
     Node(Option<ValueRef<'d>>),
     Count(usize),
     Pattern(Option<Regex>),
@@ -61,9 +61,52 @@ impl<'d> Scope<'d> {
         self.computed.get()
     }
 
+    /// `compute()` for query `of`: from the memo when the query is absolute.
+    pub(crate) fn node(
+        &self,
+        of: &Query,
+        asked: Asked,
+        compute: impl FnOnce() -> Option<ValueRef<'d>>,
+    ) -> Option<ValueRef<'d>> {
+        if !of.absolute {
+            return compute();
+        }
+        match self.remember(of, asked, || Memo::Node(compute())) {
+            Memo::Node(node) => node,
+            _ => None,
+        }
+    }
+
+    /// `count()` of query `of`, computed by `compute`: from the memo when it is absolute.
+    pub(crate) fn count(&self, of: &Query, compute: impl FnOnce() -> usize) -> usize {
+        if !of.absolute {
+            return compute();
+        }
+        match self.remember(of, Asked::Count, || Memo::Count(compute())) {
+            Memo::Count(n) => n,
+            _ => 0,
+        }
+    }
+
+    /// The pattern `of` compiles to: from the memo when it reads only `$`.
+    pub(crate) fn pattern(
+        &self,
+        of: &Operand,
+        whole: bool,
+        compute: impl FnOnce() -> Option<Regex>,
+    ) -> Option<Regex> {
+        if !of.is_absolute() {
+            return compute();
+        }
+        match self.remember(of, Asked::Pattern { whole }, || Memo::Pattern(compute())) {
+            Memo::Pattern(regex) => regex,
+            _ => None,
+        }
+    }
+
     /// `compute()`, or what it gave before for the same `key`. The memo is not borrowed while
     /// `compute` runs: it may evaluate further absolute queries.
-    pub(crate) fn remember<T: ?Sized>(
+    fn remember<T: ?Sized>(
         &self,
         of: &T,
         asked: Asked,
@@ -138,16 +181,7 @@ impl Query {
         current: ValueRef<'d>,
         root: &Scope<'d>,
     ) -> Option<ValueRef<'d>> {
-        if self.absolute {
-            let memo = root.remember(self, Asked::First, || {
-                Memo::Node(self.first_from(current, root))
-            });
-            return match memo {
-                Memo::Node(node) => node,
-                _ => None,
-            };
-        }
-        self.first_from(current, root)
+        root.node(self, Asked::First, || self.first_from(current, root))
     }
 
     fn first_from<'d>(&self, current: ValueRef<'d>, root: &Scope<'d>) -> Option<ValueRef<'d>> {

@@ -5,7 +5,7 @@ use regex::Regex;
 
 use crate::document::ValueRef;
 
-use super::filter::{Asked, Memo, Scope, Val, View};
+use super::filter::{Asked, Scope, Val, View};
 use super::iregexp;
 use super::select::{walk, NoTrail};
 use super::steps::{Operand, Query};
@@ -23,16 +23,7 @@ pub(crate) fn length(value: Val<'_>) -> Option<usize> {
 
 /// `count()`: how many nodes the query selects.
 pub(crate) fn count<'d>(query: &Query, current: ValueRef<'d>, scope: &Scope<'d>) -> usize {
-    if query.absolute {
-        let memo = scope.remember(query, Asked::Count, || {
-            Memo::Count(count_from(query, current, scope))
-        });
-        return match memo {
-            Memo::Count(n) => n,
-            _ => 0,
-        };
-    }
-    count_from(query, current, scope)
+    scope.count(query, || count_from(query, current, scope))
 }
 
 fn count_from<'d>(query: &Query, current: ValueRef<'d>, scope: &Scope<'d>) -> usize {
@@ -56,16 +47,7 @@ pub(crate) fn value<'d>(
     current: ValueRef<'d>,
     scope: &Scope<'d>,
 ) -> Option<ValueRef<'d>> {
-    if query.absolute {
-        let memo = scope.remember(query, Asked::Value, || {
-            Memo::Node(value_from(query, current, scope))
-        });
-        return match memo {
-            Memo::Node(node) => node,
-            _ => None,
-        };
-    }
-    value_from(query, current, scope)
+    scope.node(query, Asked::Value, || value_from(query, current, scope))
 }
 
 fn value_from<'d>(query: &Query, current: ValueRef<'d>, scope: &Scope<'d>) -> Option<ValueRef<'d>> {
@@ -138,17 +120,9 @@ impl Pattern {
                         .and_then(|source| iregexp::compile(source, whole))
                 };
                 // A pattern the document holds once (`$.pattern`) is compiled once.
-                let regex = if operand.is_absolute() {
-                    match scope.remember(&**operand, Asked::Pattern { whole }, || {
-                        Memo::Pattern(compile())
-                    }) {
-                        Memo::Pattern(regex) => regex,
-                        _ => None,
-                    }
-                } else {
-                    compile()
-                };
-                regex.is_some_and(|re| re.is_match(text))
+                scope
+                    .pattern(operand, whole, compile)
+                    .is_some_and(|re| re.is_match(text))
             }
         }
     }
