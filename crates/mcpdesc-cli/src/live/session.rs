@@ -325,7 +325,7 @@ impl Session<'_> {
                 params.insert(self.live.cursor.param.clone(), Value::String(c.clone()));
             }
             let params = (!params.is_empty()).then_some(Value::Object(params));
-            let page = match self.request(method, params, self.timeouts.request)? {
+            let mut page = match self.request(method, params, self.timeouts.request)? {
                 Reply::Result(r) => r,
                 Reply::Error(e) => {
                     self.report
@@ -334,7 +334,8 @@ impl Session<'_> {
                     return Ok(items);
                 }
             };
-            match page.get(member).and_then(Value::as_array) {
+            // The entries are moved out of the page: a page may be tens of megabytes.
+            match page.get_mut(member).and_then(Value::as_array_mut) {
                 Some(list) => {
                     let weight: usize = list.iter().map(json_bytes).sum();
                     if self.listed_bytes + weight > MAX_LISTED_BYTES {
@@ -346,7 +347,7 @@ impl Session<'_> {
                         return Ok(items);
                     }
                     self.listed_bytes += weight;
-                    items.extend(list.iter().cloned());
+                    items.append(list);
                 }
                 None => {
                     self.report
