@@ -1,4 +1,8 @@
-//! Embeds the workspace's `rules/` directory, so the default catalogue needs no files at run time.
+//! Embeds the default catalogue, so it needs no files at run time.
+//!
+//! The catalogue is the crate's `rules/` directory: in the repository a link to the workspace's
+//! top-level `rules/` (its one source), in a packaged crate the files themselves. A build without
+//! it fails rather than embedding an empty catalogue.
 //!
 //! Each rule file is also parsed here and embedded as a document snapshot, so loading the
 //! default catalogue decodes JSON instead of parsing YAML. A file that does not parse gets no
@@ -44,11 +48,16 @@ fn snapshot(rel: &str, path: &Path) -> Option<Vec<u8>> {
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    let rules = manifest.join("../../rules");
+    let rules = manifest.join("rules");
     println!("cargo:rerun-if-changed={}", rules.display());
     let mut files = Vec::new();
     collect(&rules, &rules, &mut files);
     files.sort();
+    assert!(
+        files.iter().any(|(rel, _)| rel == "catalogue.yaml"),
+        "the default catalogue is missing: {} holds no catalogue.yaml",
+        rules.display()
+    );
     let mut src = String::new();
     let canonical = rules.canonicalize().unwrap_or(rules.clone());
     writeln!(

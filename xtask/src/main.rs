@@ -12,6 +12,7 @@ mod bench_corpus;
 mod bench_editor;
 mod bench_report;
 mod bench_traffic;
+mod public_api;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
         Some("bench-traffic") => bench_traffic_cmd(&args[1..]),
         Some("bench-editor") => bench_editor::bench_editor_cmd(&args[1..]),
         Some("bench-bindings") => bench_bindings::bench_bindings_cmd(&args[1..]),
+        Some("public-api") => public_api::public_api_cmd(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask generate [--check]");
             eprintln!("       cargo xtask bench-corpus [--out DIR] [--seed N]");
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
             eprintln!("       cargo xtask bench-traffic [--out FILE]");
             eprintln!("       cargo xtask bench-editor [FILE...]");
             eprintln!("       cargo xtask bench-bindings");
+            eprintln!("       cargo xtask public-api [--check]");
             return ExitCode::from(2);
         }
     };

@@ -61,6 +61,28 @@ else
   echo "node test: tests/typed-usage.ts type-checks against the installed package" >&2
 fi
 
-if [ "$status" -ne 0 ] || [ "$tsc_status" -ne 0 ]; then
+# The typings bring the definitions they need: a project that declares nothing but TypeScript
+# type-checks code using them with --strict and without skipLibCheck.
+bare="$project/bare"
+mkdir "$bare"
+cp "$here/test-project/bare.package.json" "$bare/package.json"
+(cd "$bare" && run_or_unreachable "$npm_offline" "node test: npm install (bare project)" \
+  npm install --no-audit --no-fund --prefer-offline --loglevel=error "typescript@$(node -p 'require("typescript/package.json").version')" "$tarball")
+cat >"$bare/usage.ts" <<'TS'
+import { validate, type Report } from "mcpdesc";
+const report: Report = validate(new URL("file:///nonexistent.yaml"));
+const first: string | undefined = report.diagnostics[0]?.rule;
+console.log(first, report.release);
+TS
+bare_status=0
+(cd "$bare" && node_modules/.bin/tsc --noEmit --strict --module nodenext --moduleResolution nodenext \
+  --target es2022 usage.ts) || bare_status=$?
+if [ "$bare_status" -ne 0 ]; then
+  echo "node test: a project with only TypeScript cannot type-check against the package's typings" >&2
+else
+  echo "node test: the typings type-check in a project that declares only TypeScript" >&2
+fi
+
+if [ "$status" -ne 0 ] || [ "$tsc_status" -ne 0 ] || [ "$bare_status" -ne 0 ]; then
   exit 1
 fi
