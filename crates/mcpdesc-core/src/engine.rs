@@ -155,9 +155,8 @@ impl EngineBuilder {
         } else {
             RuleSet::from_dirs(&self.rules)?
         };
-        Ok(set
-            .with_checks(self.checks.clone())
-            .with_house_rules(&self.house)?)
+        set.with_checks(self.checks.clone())
+            .with_house_rules(&self.house)
     }
 
     /// Compiles the engine; every problem of every rule file is reported at once.
