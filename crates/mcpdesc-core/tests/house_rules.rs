@@ -338,3 +338,27 @@ fn a_registered_check_has_its_options_checked_at_load() {
         .iter()
         .any(|p| p.contains("unknown check function `name-prefix`")));
 }
+
+#[test]
+fn a_release_that_extends_another_declares_the_owners_of_the_rules_it_adds() {
+    let rule = CATALOGUE
+        .split("rules:\n")
+        .nth(1)
+        .unwrap()
+        .replace("mcpdesc.item.name-required", "acme.item.name-required")
+        .replace("owner: mcpdesc", "owner: acme");
+    let next = |owners: &str| {
+        format!("catalogue:\n  release: 1.1.0\n  extends: 1.0.0\n{owners}rules:\n{rule}")
+    };
+    let load = |text: String| {
+        problems_of(RuleSet::from_files(vec![
+            ("catalogue.yaml".into(), CATALOGUE.into()),
+            ("next/catalogue.yaml".into(), text),
+        ]))
+    };
+    assert_eq!(
+        load(next("")),
+        ["next/catalogue.yaml:9:12: owner `acme` is not declared by this rule set (list it in `owners`); declared: `mcp`, `mcpdesc`"]
+    );
+    assert_eq!(load(next("  owners: [acme]\n")), Vec::<String>::new());
+}
