@@ -112,6 +112,11 @@ export interface EngineOptions {
    * under which `{release}/{owner}/{id}.md` is appended.
    */
   docsBaseUrl?: string | null | undefined;
+  /**
+   * A house-rules directory, or several, applied on top of whichever release judges each
+   * document (the releases stay those of `rules`).
+   */
+  extendRules?: PathLike | readonly PathLike[] | null | undefined;
 }
 
 /** How one source is read. */

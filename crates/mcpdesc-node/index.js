@@ -257,15 +257,13 @@ function filePath(name, value) {
   throw invalidArgument(`${name} must be a string or a file: URL, received ${describe(value)}`);
 }
 
-function paths(value) {
+function paths(value, name = 'options.rules') {
   if (value === undefined || value === null) return [];
-  if (typeof value === 'string' || value instanceof URL) return [filePath('options.rules', value)];
+  if (typeof value === 'string' || value instanceof URL) return [filePath(name, value)];
   if (!Array.isArray(value)) {
-    throw invalidArgument(
-      `options.rules must be a path or an array of paths, received ${describe(value)}`,
-    );
+    throw invalidArgument(`${name} must be a path or an array of paths, received ${describe(value)}`);
   }
-  return value.map((p) => filePath('options.rules', p));
+  return value.map((p) => filePath(name, p));
 }
 
 const ENGINE_OPTIONS = new Set([
@@ -276,6 +274,7 @@ const ENGINE_OPTIONS = new Set([
   'ignore',
   'strict',
   'docsBaseUrl',
+  'extendRules',
 ]);
 const CALL_OPTIONS = new Set(['format', 'path']);
 const MODULE_OPTIONS = new Set([...ENGINE_OPTIONS, ...CALL_OPTIONS]);
@@ -311,6 +310,7 @@ function engineOptions(options) {
     ignore: strings('ignore', options.ignore),
     strict: options.strict === true,
     docsBaseUrl: optionalString('docsBaseUrl', options.docsBaseUrl) ?? undefined,
+    extendRules: paths(options.extendRules, 'options.extendRules'),
   };
 }
 
@@ -526,6 +526,7 @@ function split(options, where) {
     engine.ignore,
     engine.strict,
     engine.docsBaseUrl ?? null,
+    engine.extendRules.map((r) => path.resolve(r)),
   ]);
   const call = {};
   if (all.format !== undefined) call.format = all.format;

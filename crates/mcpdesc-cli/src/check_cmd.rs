@@ -83,8 +83,7 @@ pub struct CheckServerArgs {
 
 pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
     let target = args.server.target()?;
-    let engine = crate::cli::engine(&args.rules.rules, args.rules.spec_version.as_deref())?
-        .with_limits(args.limits.limits());
+    let engine = args.rules.engine()?.with_limits(args.limits.limits());
     let selection = crate::findings::selection(
         engine.catalogue(),
         &args.select,

@@ -58,6 +58,10 @@ pub struct RulesArgs {
     /// release may extend one in another directory or an embedded one.
     #[arg(long, value_name = "DIR")]
     pub rules: Vec<PathBuf>,
+    /// Apply the house rules in this directory on top of whichever release judges each
+    /// document; repeatable. The releases stay the embedded ones (or those of `--rules`).
+    #[arg(long, value_name = "DIR")]
+    pub extend_rules: Vec<PathBuf>,
     /// Judge every document by the release that serves this specification version, whatever
     /// the document declares [default: the document's `mcpdesc` version].
     #[arg(long, value_name = "VERSION")]
@@ -67,7 +71,11 @@ pub struct RulesArgs {
 impl RulesArgs {
     /// The engine of these rules, with the release fixed when `--spec-version` is given.
     pub fn engine(&self) -> anyhow::Result<mcpdesc_core::Engine> {
-        engine(&self.rules, self.spec_version.as_deref())
+        engine_extended(
+            &self.rules,
+            &self.extend_rules,
+            self.spec_version.as_deref(),
+        )
     }
 }
 
@@ -77,13 +85,24 @@ pub fn engine(
     dirs: &[PathBuf],
     spec_version: Option<&str>,
 ) -> anyhow::Result<mcpdesc_core::Engine> {
-    let engine = if dirs.is_empty() {
-        mcpdesc_core::Engine::embedded()
-    } else {
-        mcpdesc_core::Engine::from_dirs(dirs)
+    engine_extended(dirs, &[], spec_version)
+}
+
+/// As [`engine`], with the house rules of `extend` on top of every release.
+pub fn engine_extended(
+    dirs: &[PathBuf],
+    extend: &[PathBuf],
+    spec_version: Option<&str>,
+) -> anyhow::Result<mcpdesc_core::Engine> {
+    let mut builder = mcpdesc_core::Engine::builder();
+    for dir in dirs {
+        builder = builder.rules_dir(dir);
+    }
+    for dir in extend {
+        builder = builder.house_rules(dir);
     }
     // Kept as its type, so that callers can read each problem's position.
-    .map_err(anyhow::Error::from)?;
+    let engine = builder.build().map_err(anyhow::Error::from)?;
     Ok(engine.with_spec_version(spec_version)?)
 }
 

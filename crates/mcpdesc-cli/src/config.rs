@@ -55,6 +55,9 @@ pub struct Defaults {
     pub kind: Option<crate::validate_cmd::InputKind>,
     /// Rules directory, relative to the configuration file.
     pub rules: Option<PathBuf>,
+    /// House-rules directories applied on top of the releases, relative to the
+    /// configuration file, as `--extend-rules`.
+    pub extend_rules: Option<Vec<PathBuf>>,
     /// Specification version whose release judges every document, as `--spec-version`.
     pub spec_version: Option<String>,
     /// Baseline file, relative to the configuration file.
@@ -132,6 +135,9 @@ impl Config {
         }
         let mut defaults = file.validate;
         defaults.rules = defaults.rules.map(|r| dir.join(r));
+        defaults.extend_rules = defaults
+            .extend_rules
+            .map(|dirs| dirs.into_iter().map(|d| dir.join(d)).collect());
         defaults.baseline = defaults.baseline.map(|b| dir.join(b));
         Ok(Config {
             dir,

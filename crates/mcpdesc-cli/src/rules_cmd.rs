@@ -13,7 +13,7 @@ use crate::suppress::cli_rules;
 /// Which rules `rules list` shows.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RuleFilter {
-    /// Only rules of this owner (`mcp` or `mcpdesc`).
+    /// Only rules of this owner (`mcp`, `mcpdesc`, or one the rules declare).
     #[arg(long, value_name = "OWNER")]
     pub owner: Option<String>,
     /// Only rules whose surface contains this text (case-insensitive), e.g. `tool`.
@@ -66,7 +66,7 @@ fn known<'a>(what: &str, value: &str, allowed: impl IntoIterator<Item = &'a str>
 /// The rules `filter` keeps, in catalogue order.
 pub fn filtered<'a>(cat: &'a Catalogue, filter: &RuleFilter) -> Result<Vec<&'a Rule>> {
     if let Some(o) = &filter.owner {
-        known("owner", o, ["mcp", "mcpdesc"])?;
+        known("owner", o, cat.owners.iter().map(|o| o.as_str()))?;
     }
     if let Some(l) = &filter.level {
         known("level", l, ["must", "should", "may"])?;

@@ -141,6 +141,7 @@ struct Settings {
     versions: Vec<String>,
     docs_base_url: Option<String>,
     rules: Vec<PathBuf>,
+    extend_rules: Vec<PathBuf>,
     spec_version: Option<String>,
     baseline: Option<PathBuf>,
     kind: InputKind,
@@ -174,6 +175,11 @@ fn settings(args: &ValidateArgs, config: Option<&Config>) -> Settings {
         } else {
             args.rules.rules.clone()
         },
+        extend_rules: if args.rules.extend_rules.is_empty() {
+            d.extend_rules.unwrap_or_default()
+        } else {
+            args.rules.extend_rules.clone()
+        },
         spec_version: args.rules.spec_version.clone().or(d.spec_version),
         baseline: o.baseline.clone().or(d.baseline),
         kind: o.kind.or(d.kind).unwrap_or(InputKind::Auto),
@@ -196,7 +202,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     };
     let s = settings(&args, cwd_config.as_deref());
 
-    let engine = crate::cli::engine(&s.rules, s.spec_version.as_deref())?
+    let engine = crate::cli::engine_extended(&s.rules, &s.extend_rules, s.spec_version.as_deref())?
         .with_limits(args.limits.limits())
         // A capture that never says its version is judged in the one asked for.
         .with_traffic_version(s.versions.first().cloned());

@@ -86,7 +86,96 @@ pub enum FileError {
     },
 }
 
+/// How an [`Engine`] is made: which rules directories, house rules and custom checks.
+///
+/// ```no_run
+/// # use mcpdesc_core::Engine;
+/// let engine = Engine::builder()
+///     .house_rules("acme-rules")      // on top of the embedded catalogue
+///     .build()?;
+/// # Ok::<(), mcpdesc_core::rules::RuleLoadError>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct EngineBuilder {
+    /// Rules directories replacing the embedded catalogue; none: the embedded one.
+    rules: Vec<std::path::PathBuf>,
+    house: Vec<std::path::PathBuf>,
+    checks: crate::checks::CheckRegistry,
+    /// Registrations refused, reported by `build`.
+    refused: Vec<String>,
+}
+
+impl EngineBuilder {
+    /// Loads the releases of `dir` instead of the embedded catalogue (several calls load
+    /// several directories together).
+    pub fn rules_dir(mut self, dir: impl Into<std::path::PathBuf>) -> EngineBuilder {
+        self.rules.push(dir.into());
+        self
+    }
+
+    /// Applies the house rules of `dir` on top of every release (several calls apply
+    /// several sets).
+    pub fn house_rules(mut self, dir: impl Into<std::path::PathBuf>) -> EngineBuilder {
+        self.house.push(dir.into());
+        self
+    }
+
+    /// Makes `check` callable from the rule files as `check: <C::NAME>`.
+    pub fn check<C: crate::checks::CustomCheck>(mut self, check: C) -> EngineBuilder {
+        match std::mem::take(&mut self.checks).try_register(check) {
+            Ok(r) => self.checks = r,
+            Err(e) => self.refused.push(e.to_string()),
+        }
+        self
+    }
+
+    /// Adds the checks of `registry`, replacing those registered so far.
+    pub fn checks(mut self, registry: crate::checks::CheckRegistry) -> EngineBuilder {
+        self.checks = registry;
+        self
+    }
+
+    /// The rule files to compile.
+    pub fn rule_set(&self) -> Result<RuleSet, RuleLoadError> {
+        if !self.refused.is_empty() {
+            let problems = self
+                .refused
+                .iter()
+                .map(|m| crate::rules::RuleProblem {
+                    file: String::new(),
+                    line: 0,
+                    column: 0,
+                    message: format!("cannot register check: {m}"),
+                })
+                .collect();
+            return Err(RuleLoadError { problems });
+        }
+        let set = if self.rules.is_empty() {
+            RuleSet::embedded()
+        } else {
+            RuleSet::from_dirs(&self.rules)?
+        };
+        set.with_checks(self.checks.clone())
+            .with_house_rules(&self.house)
+    }
+
+    /// Compiles the engine; every problem of every rule file is reported at once.
+    pub fn build(&self) -> Result<Engine, RuleLoadError> {
+        Engine::from_rule_set(&self.rule_set()?)
+    }
+}
+
 impl Engine {
+    /// An engine made step by step: rules directories, house rules, custom checks.
+    pub fn builder() -> EngineBuilder {
+        EngineBuilder::default()
+    }
+
+    /// The embedded catalogue with the house rules of `dirs` on top of every release.
+    pub fn embedded_with(dirs: &[std::path::PathBuf]) -> Result<Engine, RuleLoadError> {
+        Engine::from_rule_set(&RuleSet::embedded().with_house_rules(dirs)?)
+    }
+
     /// Every release embedded in the library.
     pub fn embedded() -> Result<Engine, RuleLoadError> {
         Engine::from_rule_set(&RuleSet::embedded())

@@ -28,7 +28,7 @@ pub mod versions;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use document::{Document, Format, Limits, LoadError, LoadErrorKind};
-pub use engine::{Engine, FileError, LoadFailure, Report};
+pub use engine::{Engine, EngineBuilder, FileError, LoadFailure, Report};
 pub use eval::Selection;
 pub use rules::{Catalogue, Rule, RuleLoadError, RuleProblem, RuleSet};
 pub use traffic::DocumentKind;

@@ -24,6 +24,8 @@ pub use outcome::{Finding, LoadFailure, Outcome};
 pub struct Options {
     /// Rules directories that replace the embedded catalogue (none: the embedded one).
     pub rules: Vec<PathBuf>,
+    /// House-rules directories applied on top of whichever release judges a document.
+    pub extend_rules: Vec<PathBuf>,
     /// Judge every document by the release serving this specification version.
     pub spec_version: Option<String>,
     /// Evaluate only for these protocol versions (none: every version).
@@ -59,6 +61,7 @@ impl Validator {
         } else {
             RuleSet::from_dirs(&options.rules)?
         };
+        let rules = rules.with_house_rules(&options.extend_rules)?;
         let engine = Engine::from_rule_set(&rules)?
             .with_spec_version(options.spec_version.as_deref())
             .map_err(|e| Error::UnservedSpecVersion {

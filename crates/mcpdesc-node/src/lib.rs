@@ -25,12 +25,14 @@ pub struct NativeOptions {
     pub ignore: Vec<String>,
     pub strict: bool,
     pub docs_base_url: Option<String>,
+    pub extend_rules: Vec<String>,
 }
 
 impl From<NativeOptions> for Options {
     fn from(o: NativeOptions) -> Options {
         Options {
             rules: o.rules.into_iter().map(PathBuf::from).collect(),
+            extend_rules: o.extend_rules.into_iter().map(PathBuf::from).collect(),
             spec_version: o.spec_version,
             protocol_versions: o.protocol_versions,
             select: o.select,

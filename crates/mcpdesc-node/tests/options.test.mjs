@@ -61,6 +61,35 @@ describe('rules directories', () => {
     assert.equal(old.valid, true, JSON.stringify(old.diagnostics));
   });
 
+  test('extendRules adds house rules on top of the judging release', () => {
+    const house = path.join(scratch, 'house');
+    mkdirSync(house);
+    writeFileSync(
+      path.join(house, 'acme.yaml'),
+      [
+        'house-rules:',
+        '  name: Acme house rules',
+        '  owners: [acme]',
+        'rules:',
+        '  - id: acme.tool.name-prefix',
+        '    given: ["$.tools[*].name"]',
+        '    then: [{check: pattern, regex: "^acme_"}]',
+        '    message: tool names start with `acme_`',
+        '',
+      ].join('\n'),
+    );
+    const doc = {
+      ...VALID,
+      tools: [{ name: 'get_weather', description: 'd', inputSchema: { type: 'object' } }],
+    };
+    const report = new Engine({ extendRules: house }).validate(doc);
+    assert.equal(report.release, '0.8.0');
+    assert.deepEqual(rules(report), ['acme.tool.name-prefix']);
+    assert.equal(report.diagnostics[0].severity, 'warning');
+    assert.deepEqual(validate(doc, { extendRules: [house] }), report);
+    assert.ok(!rules(validate(doc)).includes('acme.tool.name-prefix'));
+  });
+
   test('rules directories may be file: URLs and relative paths', () => {
     const cwd = process.cwd();
     try {

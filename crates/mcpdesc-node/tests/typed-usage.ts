@@ -80,6 +80,7 @@ const engineOptions: EngineOptions = {
   ignore: ['mcpdesc.info.version-semver'],
   strict: true,
   docsBaseUrl: 'https://mcpdesc.example/rules',
+  extendRules: ['house-rules', new URL('file:///srv/house-rules')],
 };
 const options: Options = { ...engineOptions, ...perCall };
 validate(text, options);

@@ -29,7 +29,7 @@ struct Validator {
 #[pymethods]
 impl Validator {
     #[new]
-    #[pyo3(signature = (rules, spec_version, protocol_versions, select, ignore, strict, docs_base_url))]
+    #[pyo3(signature = (rules, spec_version, protocol_versions, select, ignore, strict, docs_base_url, extend_rules))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -40,9 +40,11 @@ impl Validator {
         ignore: Vec<String>,
         strict: bool,
         docs_base_url: Option<String>,
+        extend_rules: Vec<PathBuf>,
     ) -> PyResult<Validator> {
         let options = Options {
             rules,
+            extend_rules,
             spec_version,
             protocol_versions,
             select,

@@ -30,6 +30,17 @@ TWO_FINDINGS: dict[str, Any] = {
     "tools": [{"name": "demo_tool", "bogus": 1, "inputSchema": {"type": "object"}}],
 }
 
+# House rules: one rule of Acme's own, on top of whichever release judges a document.
+HOUSE_RULES = """house-rules:
+  name: Acme house rules
+  owners: [acme]
+rules:
+  - id: acme.tool.name-prefix
+    given: ["$.tools[*].name"]
+    then: [{check: pattern, regex: "^acme_"}]
+    message: tool names start with `acme_`
+"""
+
 ALL_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
 
 
@@ -54,6 +65,18 @@ class TestRulesDirectories:
         old = engine.validate(VALID)
         assert old.release == "0.8.0"
         assert old.valid, old.diagnostics
+
+    def test_extend_rules_adds_house_rules_on_top_of_the_judging_release(self, scratch: Path) -> None:
+        house = scratch / "house"
+        house.mkdir()
+        (house / "acme.yaml").write_text(HOUSE_RULES, encoding="utf-8")
+        doc = {**VALID, "tools": [{"name": "get_weather", "description": "d", "inputSchema": {"type": "object"}}]}
+        report = Engine(extend_rules=house).validate(doc)
+        assert report.release == "0.8.0"
+        assert rules(report) == ["acme.tool.name-prefix"]
+        assert report.diagnostics[0].severity == "warning"
+        assert validate(doc, extend_rules=[str(house)]) == report
+        assert "acme.tool.name-prefix" not in rules(validate(doc))
 
     def test_relative_rules_directories_resolve_against_the_working_directory(
         self, monkeypatch: pytest.MonkeyPatch

@@ -6,6 +6,7 @@
 mod base64;
 mod closed;
 mod compare;
+mod custom;
 mod earlier_message;
 mod flag;
 mod json_schema;
@@ -36,6 +37,8 @@ mod unique;
 mod uri_template;
 mod version_range;
 
+pub(crate) use custom::Found;
+pub use custom::{CheckNode, CheckRegistry, CustomCheck, FindingBuilder, Findings, RegisterError};
 pub use tree_instance::{TreeJson, TreeValidator};
 
 use std::collections::HashMap;
@@ -98,6 +101,25 @@ pub struct CompileCx<'a> {
     pub regexes: &'a Regexes,
     /// Parsed JSON files of the rules directory, shared likewise.
     pub parsed: &'a ParsedFiles,
+    /// The checks the embedder registered with the loader, besides the built-in ones.
+    pub custom: &'a CheckRegistry,
+    /// The owners rule ids may start with.
+    pub owners: &'a [crate::rules::file::Owner],
+}
+
+impl CompileCx<'_> {
+    /// The check function `name`: a built-in one, else one the embedder registered.
+    pub(crate) fn find(&self, name: &str) -> Option<Found<'_>> {
+        match builtin(name) {
+            Some(spec) => Some(Found::BuiltIn(spec)),
+            None => self.custom.get(name).map(Found::Custom),
+        }
+    }
+
+    /// Every check name rules may call here, built-in ones first.
+    pub(crate) fn check_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        REGISTRY.iter().map(|s| s.name).chain(self.custom.names())
+    }
 }
 
 /// An option problem, at a JSON Pointer relative to the check's object.
@@ -166,6 +188,11 @@ pub static REGISTRY: &[CheckSpec] = &[
 ];
 
 pub fn lookup(name: &str) -> Option<&'static CheckSpec> {
+    builtin(name)
+}
+
+/// The built-in check `name`.
+fn builtin(name: &str) -> Option<&'static CheckSpec> {
     REGISTRY.iter().find(|s| s.name == name)
 }
 

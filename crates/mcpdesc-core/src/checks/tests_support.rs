@@ -47,6 +47,8 @@ pub(crate) fn run_for(check: &Value, doc: &Value, at: &str, version: Option<&str
             files: &files,
             regexes: &crate::checks::Regexes::default(),
             parsed: &crate::checks::ParsedFiles::default(),
+            custom: &crate::checks::CheckRegistry::new(),
+            owners: &[],
         },
     )
     .unwrap_or_else(|e| panic!("{}: {}", e.pointer, e.message));

@@ -197,8 +197,11 @@ impl DocUrls {
     /// The page of rule `id` in release `cat`, when the release has the rule and a template
     /// is set.
     pub fn url(&self, cat: &Catalogue, id: &str) -> Option<String> {
-        let template = self.template.as_ref().or(cat.def.docs_url.as_ref())?;
         let rule = cat.rule(id)?;
+        // A declared owner's own pages: house rules link there, the release's rules stay put.
+        let template = (cat.owner_pages.get(rule.def.owner.as_str()))
+            .or(self.template.as_ref())
+            .or(cat.def.docs_url.as_ref())?;
         Some(expand_docs_url(
             template,
             &release_dir(cat),

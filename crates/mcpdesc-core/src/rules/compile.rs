@@ -95,6 +95,7 @@ pub(super) fn compile(
     others: HashMap<String, super::Text>,
     dir: Option<PathBuf>,
     fixtures_base: Option<&PathBuf>,
+    custom: &checks::CheckRegistry,
     problems: &mut Problems,
 ) -> Option<Catalogue> {
     check_top_level(files, TOP_LEVEL, problems);
@@ -142,11 +143,14 @@ pub(super) fn compile(
     // Rules compile independently, so the files are spread over the cores; merging in file
     // order keeps duplicate detection and path numbering deterministic.
     let caches = std::sync::Arc::new(CompileCaches::default());
+    let (owners, owner_pages) = declared_owners(&[], &def.owners, cat_file, "/catalogue", problems);
     let cx = CompileCx {
         versions: &versions,
         files: &others,
         regexes: &caches.regexes,
         parsed: &caches.parsed,
+        custom,
+        owners: &owners,
     };
     // Paths are compiled once per text (see `with_compile_memo`).
     let outcomes = super::load::in_parallel(files, |f| {
@@ -211,7 +215,44 @@ pub(super) fn compile(
         catalogue_file: cat_file.path.clone(),
         files: std::sync::Arc::new(others),
         caches,
+        owners,
+        owner_pages,
+        house: Vec::new(),
     })
+}
+
+/// The owners of a rule set: `inherited` (the built-in ones when empty) and those `decls`
+/// (at `at`/owners of `f`) declare, with the page template of each that names one.
+pub(super) fn declared_owners(
+    inherited: &[super::file::Owner],
+    decls: &[super::file::OwnerDecl],
+    f: &ParsedFile,
+    at: &str,
+    problems: &mut Problems,
+) -> (Vec<super::file::Owner>, BTreeMap<String, String>) {
+    let mut owners: Vec<super::file::Owner> = if inherited.is_empty() {
+        vec![super::file::Owner::mcp(), super::file::Owner::mcpdesc()]
+    } else {
+        inherited.to_vec()
+    };
+    let mut pages = BTreeMap::new();
+    for (i, d) in decls.iter().enumerate() {
+        let owner = d.owner();
+        if owners.contains(owner) {
+            let message = if owner.is_built_in() {
+                format!("`{owner}` is a built-in owner; it needs no declaration")
+            } else {
+                format!("owner `{owner}` is declared twice")
+            };
+            problems.push_value(f, &format!("{at}/owners/{i}"), message);
+            continue;
+        }
+        owners.push(owner.clone());
+        if let Some(url) = d.docs_url() {
+            pages.insert(owner.as_str().to_owned(), url.to_owned());
+        }
+    }
+    (owners, pages)
 }
 
 /// The distinct paths of a catalogue, numbered in the order rules first read them.
@@ -516,6 +557,13 @@ impl RuleCompiler<'_> {
                     def.owner.as_str()
                 ),
             );
+        } else if !self.cx.owners.contains(&def.owner) {
+            let at = if self.file.value(&format!("{}/owner", self.ptr)).is_some() {
+                "/owner"
+            } else {
+                "/id"
+            };
+            self.problem(at, undeclared_owner(&def.owner, self.cx.owners));
         }
         for field in [
             ("title", &def.title),
@@ -553,7 +601,7 @@ impl RuleCompiler<'_> {
             def.then
                 .iter()
                 .filter_map(|m| m.get("check").and_then(Value::as_str))
-                .flat_map(params_of),
+                .flat_map(|name| params_of(self.cx, name)),
         );
         for (i, ex) in def
             .examples
@@ -748,8 +796,8 @@ impl RuleCompiler<'_> {
             self.problem(rel, "a check names its function in `check`");
             return None;
         };
-        let Some(spec) = checks::lookup(name) else {
-            let known = || checks::REGISTRY.iter().map(|s| s.name);
+        let Some(spec) = self.cx.find(name) else {
+            let known = || self.cx.check_names();
             let hint = super::suggest::hint(name, known(), || {
                 format!("known: {}", known().collect::<Vec<_>>().join(", "))
             });
@@ -759,7 +807,7 @@ impl RuleCompiler<'_> {
             );
             return None;
         };
-        let check = match (spec.compile)(map, self.cx) {
+        let check = match spec.compile(map, self.cx) {
             Ok(c) => Some(c),
             Err(e) => {
                 self.problem(
@@ -800,7 +848,7 @@ impl RuleCompiler<'_> {
         let message = match map.get("message") {
             None => None,
             Some(Value::String(s)) => {
-                Some(self.template(s, &format!("{rel}/message"), spec.params.iter().copied())?)
+                Some(self.template(s, &format!("{rel}/message"), spec.params().iter().copied())?)
             }
             Some(_) => {
                 self.problem(&format!("{rel}/message"), "`message` is a string");
@@ -808,7 +856,7 @@ impl RuleCompiler<'_> {
             }
         };
         Some(CompiledCheck {
-            name: spec.name,
+            name: spec.name(),
             check: check?,
             at,
             when,
@@ -967,10 +1015,28 @@ pub(super) fn expand_versions(
     Ok(Some(out))
 }
 
-fn params_of(name: &str) -> impl Iterator<Item = &'static str> {
-    checks::lookup(name)
-        .map(|s| s.params)
+fn params_of(cx: &CompileCx<'_>, name: &str) -> impl Iterator<Item = &'static str> {
+    cx.find(name)
+        .map(|s| s.params())
         .unwrap_or_default()
         .iter()
         .copied()
+}
+
+/// Why a rule of `owner` is refused where only `declared` are.
+pub(super) fn undeclared_owner(
+    owner: &super::file::Owner,
+    declared: &[super::file::Owner],
+) -> String {
+    let names = || declared.iter().map(|o| o.as_str());
+    let hint = super::suggest::hint(owner.as_str(), names(), || {
+        format!(
+            "declared: {}",
+            names()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    });
+    format!("owner `{owner}` is not declared by this rule set (list it in `owners`); {hint}")
 }

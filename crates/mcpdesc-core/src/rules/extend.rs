@@ -89,6 +89,7 @@ pub(super) fn bases_among(candidates: Vec<ReleaseFiles>, wanted: &[String]) -> V
 /// Compiles every release, each base before the releases that extend it.
 pub(super) fn compile_releases(
     mut groups: Vec<ReleaseFiles>,
+    custom: &crate::checks::CheckRegistry,
     problems: &mut Problems,
 ) -> Vec<Catalogue> {
     let ids: Vec<Option<Identity>> = groups.iter().map(identity).collect();
@@ -206,12 +207,13 @@ pub(super) fn compile_releases(
                     others,
                     group.dir.clone(),
                     group.embedded_dir.as_ref(),
+                    custom,
                     problems,
                 ),
                 (Some(_), None) => None,
                 (Some(_), Some(b)) if !done[b] => continue,
                 (Some(_), Some(b)) => match &compiled[b] {
-                    Some(base) => extend(base, group, id.file, problems),
+                    Some(base) => extend(base, group, id.file, custom, problems),
                     None => None,
                 },
             };
@@ -235,6 +237,7 @@ fn extend(
     base: &Catalogue,
     group: &ReleaseFiles,
     cat_index: usize,
+    custom: &crate::checks::CheckRegistry,
     problems: &mut Problems,
 ) -> Option<Catalogue> {
     check_top_level(&group.parsed, EXTENSION_KEYS, problems);
@@ -321,11 +324,25 @@ fn extend(
             !group.others.contains_key(path)
         }),
     });
+    let (owners, mut owner_pages) = super::compile::declared_owners(
+        &base.owners,
+        &rdef.owners,
+        cat_file,
+        "/catalogue",
+        problems,
+    );
+    for (owner, url) in &base.owner_pages {
+        owner_pages
+            .entry(owner.clone())
+            .or_insert_with(|| url.clone());
+    }
     let cx = CompileCx {
         versions: &versions,
         files: &others,
         regexes: &caches.regexes,
         parsed: &caches.parsed,
+        custom,
+        owners: &owners,
     };
     let index: HashMap<&str, usize> = base
         .rules
@@ -638,6 +655,9 @@ fn extend(
         catalogue_file: cat_file.path.clone(),
         files: Arc::new(others),
         caches,
+        owners,
+        owner_pages,
+        house: Vec::new(),
     })
 }
 

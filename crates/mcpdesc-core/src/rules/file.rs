@@ -71,6 +71,9 @@ pub struct ReleaseDef {
     /// Rule page URL template (default: the base's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub docs_url: Option<String>,
+    /// Owners of the rules this release adds, besides the base's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub owners: Vec<OwnerDecl>,
     /// Protocol versions this release adds after its base's, oldest first, each behaving
     /// like a version of the base unless a rule says otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -367,6 +370,10 @@ pub struct CatalogueDef {
     /// links, front matter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Box<PagesDef>>,
+    /// Owners whose rules the catalogue holds besides the built-in `mcp` and `mcpdesc`, each
+    /// a name or `{name, docs-url}`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub owners: Vec<OwnerDecl>,
     /// In-document references the engine replaces by their targets before any rule runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub references: Option<ReferencesDef>,
@@ -692,22 +699,118 @@ impl FixKind {
     }
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Owner {
-    /// A fact of the MCP protocol that the description restates.
-    Mcp,
-    /// A constraint the MCP Description specification defines.
-    Mcpdesc,
-}
+/// Who defines a rule's constraint: the prefix of its id. `mcp` (a fact of the MCP protocol
+/// that the description restates) and `mcpdesc` (a constraint of the MCP Description
+/// specification) are built in; a rule set declares any others it uses (`owners`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(transparent)]
+#[schemars(transparent)]
+pub struct Owner(
+    /// A lowercase name: a letter, then letters and digits.
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9]*$"))]
+    String,
+);
 
 impl Owner {
-    pub fn as_str(self) -> &'static str {
+    /// The owners every rule set has.
+    pub const BUILT_IN: [&'static str; 2] = ["mcp", "mcpdesc"];
+
+    /// `name` when it is a valid owner name (a lowercase letter, then lowercase letters and
+    /// digits, as the first segment of a rule id).
+    pub fn new(name: &str) -> Option<Owner> {
+        let mut chars = name.chars();
+        let valid = chars.next().is_some_and(|c| c.is_ascii_lowercase())
+            && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+        valid.then(|| Owner(name.to_owned()))
+    }
+
+    /// The MCP protocol.
+    pub fn mcp() -> Owner {
+        Owner("mcp".to_owned())
+    }
+
+    /// The MCP Description specification.
+    pub fn mcpdesc() -> Owner {
+        Owner("mcpdesc".to_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether it is one of the owners every rule set has.
+    pub fn is_built_in(&self) -> bool {
+        Owner::BUILT_IN.contains(&self.0.as_str())
+    }
+}
+
+impl std::fmt::Display for Owner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Owner {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Owner::new(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "owner `{name}` is not a lowercase name (a letter, then letters and digits)"
+            ))
+        })
+    }
+}
+
+/// An owner a rule set declares, with where its rules' pages are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum OwnerDecl {
+    /// Just the name.
+    Name(Owner),
+    /// The name and the page URL template of its rules (`{release}`, `{owner}`, `{id}`,
+    /// `{name}`).
+    WithPages {
+        name: Owner,
+        #[serde(rename = "docs-url")]
+        docs_url: String,
+    },
+}
+
+impl OwnerDecl {
+    pub fn owner(&self) -> &Owner {
         match self {
-            Owner::Mcp => "mcp",
-            Owner::Mcpdesc => "mcpdesc",
+            OwnerDecl::Name(o) | OwnerDecl::WithPages { name: o, .. } => o,
+        }
+    }
+
+    pub fn docs_url(&self) -> Option<&str> {
+        match self {
+            OwnerDecl::Name(_) => None,
+            OwnerDecl::WithPages { docs_url, .. } => Some(docs_url),
+        }
+    }
+}
+
+// By hand, so that a mistake in either form is named rather than "matched no form".
+impl<'de> Deserialize<'de> for OwnerDecl {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+        struct Full {
+            name: Owner,
+            docs_url: String,
+        }
+        let value = Value::deserialize(d)?;
+        match value {
+            Value::Object(_) => Full::deserialize(value)
+                .map(|f| OwnerDecl::WithPages {
+                    name: f.name,
+                    docs_url: f.docs_url,
+                })
+                .map_err(serde::de::Error::custom),
+            other => Owner::deserialize(other)
+                .map(OwnerDecl::Name)
+                .map_err(serde::de::Error::custom),
         }
     }
 }

@@ -107,6 +107,10 @@ pub struct RuleSet {
     roots: Vec<Root>,
     /// Whether a release may extend an embedded release that no root holds.
     embedded_bases: bool,
+    /// Directories of house rules, applied on top of every release.
+    house: Vec<Root>,
+    /// The checks the embedder registered, besides the built-in ones.
+    checks: crate::checks::CheckRegistry,
 }
 
 /// One rules directory, or the embedded copy.
@@ -126,6 +130,7 @@ impl RuleSet {
         RuleSet {
             roots: vec![embedded_root()],
             embedded_bases: false,
+            ..RuleSet::default()
         }
     }
 
@@ -160,6 +165,7 @@ impl RuleSet {
         Ok(RuleSet {
             roots,
             embedded_bases: true,
+            ..RuleSet::default()
         })
     }
 
@@ -177,7 +183,55 @@ impl RuleSet {
                 dir: None,
             }],
             embedded_bases: true,
+            ..RuleSet::default()
         }
+    }
+
+    /// These rules with the house rules of `dirs` applied on top of every release (see
+    /// `docs/rule-format.md`, "House rules"): each directory holds one set, whose rules run
+    /// whichever release judges a document.
+    pub fn with_house_rules(mut self, dirs: &[PathBuf]) -> Result<RuleSet, RuleLoadError> {
+        let mut problems = Vec::new();
+        for dir in dirs {
+            let mut files = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            read_dir(dir, dir, &mut files, &mut problems, &mut seen);
+            files.sort();
+            self.house.push(Root {
+                files: files
+                    .into_iter()
+                    .map(|(p, t)| (p, Text::Owned(t)))
+                    .collect(),
+                snapshots: HashMap::new(),
+                dir: Some(dir.clone()),
+            });
+        }
+        if !problems.is_empty() {
+            return Err(RuleLoadError { problems });
+        }
+        Ok(self)
+    }
+
+    /// These rules with house-rule files given directly, as (relative path, contents): one
+    /// set.
+    pub fn with_house_rule_files(mut self, files: Vec<(String, String)>) -> RuleSet {
+        let mut files = files;
+        files.sort();
+        self.house.push(Root {
+            files: files
+                .into_iter()
+                .map(|(p, t)| (p, Text::Owned(t)))
+                .collect(),
+            snapshots: HashMap::new(),
+            dir: None,
+        });
+        self
+    }
+
+    /// These rules, compiled with the custom checks of `checks` besides the built-in ones.
+    pub fn with_checks(mut self, checks: crate::checks::CheckRegistry) -> RuleSet {
+        self.checks = checks;
+        self
     }
 
     /// Parses and compiles every release.
@@ -202,7 +256,16 @@ impl RuleSet {
             let embedded = releases_of(&embedded_root(), false, &mut Problems::default());
             groups.extend(super::extend::bases_among(embedded, &wanted));
         }
-        let releases = super::extend::compile_releases(groups, &mut problems);
+        let mut releases = super::extend::compile_releases(groups, &self.checks, &mut problems);
+        if !self.house.is_empty() {
+            let several = self.house.len() > 1;
+            let sets: Vec<super::house::HouseSet> = self
+                .house
+                .iter()
+                .map(|root| house_set(root, several, &mut problems))
+                .collect();
+            super::house::apply_all(&mut releases, &sets, &self.checks, &mut problems);
+        }
         if problems.0.is_empty() && !releases.is_empty() {
             return Ok(CatalogueSet::new(releases));
         }
@@ -224,6 +287,48 @@ fn embedded_root() -> Root {
             .filter_map(|(p, _, s)| Some(((*p).to_owned(), (*s)?)))
             .collect(),
         dir: None,
+    }
+}
+
+/// A house-rules directory, parsed.
+fn house_set(root: &Root, several: bool, problems: &mut Problems) -> super::house::HouseSet {
+    let shown = |rel: &str| match (&root.dir, several) {
+        (Some(d), true) => format!("{}/{rel}", d.display()),
+        _ => rel.to_owned(),
+    };
+    let rule_files: Vec<Source<'_>> = root
+        .files
+        .iter()
+        .filter(|(p, _)| is_rule_file(p))
+        .map(|(p, t)| (p, &**t, None))
+        .collect();
+    let mut files = Vec::new();
+    for ((path, _, _), loaded) in rule_files.iter().zip(parse_all(&rule_files)) {
+        match loaded {
+            Ok(doc) => files.push(ParsedFile {
+                path: shown(path),
+                doc,
+            }),
+            Err(e) => problems.push_at(
+                &shown(path),
+                e.position.line,
+                e.position.column,
+                e.kind.to_string(),
+            ),
+        }
+    }
+    super::house::HouseSet {
+        files,
+        others: root
+            .files
+            .iter()
+            .filter(|(p, _)| !is_rule_file(p))
+            .map(|(p, t)| (p.clone(), t.clone()))
+            .collect(),
+        label: root
+            .dir
+            .as_ref()
+            .map_or_else(|| "house rules".to_owned(), |d| d.display().to_string()),
     }
 }
 

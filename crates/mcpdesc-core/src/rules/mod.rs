@@ -6,7 +6,9 @@ mod compile;
 pub(crate) mod embedded;
 mod extend;
 pub mod file;
+pub mod file_house;
 mod file_pages;
+mod house;
 mod load;
 pub mod releases;
 pub mod schema;
@@ -63,6 +65,12 @@ pub struct Catalogue {
     /// What compiling the release's checks made once: its regular expressions, and the cells
     /// of its parsed files; a release that extends it shares them.
     pub(crate) caches: Arc<crate::checks::CompileCaches>,
+    /// The owners its rule ids may start with: the built-in ones and those declared.
+    pub owners: Vec<file::Owner>,
+    /// The page URL template of each owner that declares one, by owner name.
+    pub owner_pages: std::collections::BTreeMap<String, String>,
+    /// The house-rule sets applied on top of the release, by name.
+    pub house: Vec<String>,
 }
 
 impl Catalogue {

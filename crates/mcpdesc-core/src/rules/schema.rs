@@ -5,6 +5,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::{json, Value};
 
 use super::file::RuleFile;
+use super::file_house::HouseRuleFile;
 use crate::checks::REGISTRY;
 
 /// The rule-file schema (draft 2020-12), with one `then` item form per check function.
@@ -39,6 +40,8 @@ pub fn rule_file_schema() -> Value {
             "additionalProperties": false,
         }));
     }
+    // House-rule files are the other form a rule file takes.
+    let house = serde_json::to_value(gen.subschema_for::<HouseRuleFile>()).unwrap_or(Value::Null);
     let defs = gen.take_definitions(true);
     if let Some(obj) = root.as_object_mut() {
         let all_defs = obj.entry("$defs").or_insert_with(|| json!({}));
@@ -49,10 +52,43 @@ pub fn rule_file_schema() -> Value {
         }
         obj.insert("title".into(), json!("mcpdesc rule file"));
     }
-    // Point `then` items at the per-check forms.
+    // Point `then` items at the per-check forms. A house rule may also call a check its
+    // embedder registers, which no schema knows.
     if let Some(then) = root.pointer_mut("/$defs/RuleDef/properties/then/items") {
         *then = json!({ "oneOf": variants });
     }
+    if let Some(then) = root.pointer_mut("/$defs/HouseRuleDef/properties/then/items") {
+        *then = json!({
+            "type": "object",
+            "properties": { "check": { "type": "string" } },
+            "required": ["check"],
+        });
+    }
+    either_form(root, house)
+}
+
+/// `root` (the schema of a release's rule file) made into one of two forms: that, or a
+/// house-rule file (`house`, a reference to its definition).
+fn either_form(mut root: Value, house: Value) -> Value {
+    let Some(obj) = root.as_object_mut() else {
+        return root;
+    };
+    let keep = ["$schema", "title", "$defs"];
+    let mut release = serde_json::Map::new();
+    for key in obj.keys().cloned().collect::<Vec<_>>() {
+        if !keep.contains(&key.as_str()) {
+            if let Some(v) = obj.remove(&key) {
+                release.insert(key, v);
+            }
+        }
+    }
+    if let Some(defs) = obj.get_mut("$defs").and_then(Value::as_object_mut) {
+        defs.insert("RuleFile".into(), Value::Object(release));
+    }
+    obj.insert(
+        "anyOf".into(),
+        json!([{ "$ref": "#/$defs/RuleFile" }, house]),
+    );
     root
 }
 

@@ -355,6 +355,8 @@ class Engine:
         strict: Report warnings as errors (the strict profile).
         docs_base_url: Where rule pages live: a template with ``{release}``, ``{owner}``
             and ``{id}``, or a base URL under which ``{release}/{owner}/{id}.md`` is appended.
+        extend_rules: A house-rules directory, or several, applied on top of whichever
+            release judges each document (the releases stay those of ``rules``).
 
     Raises:
         RuleLoadError: The rule files have problems.
@@ -374,8 +376,11 @@ class Engine:
         ignore: str | Iterable[str] | None = None,
         strict: bool = False,
         docs_base_url: str | None = None,
+        extend_rules: StrPath | Iterable[StrPath] | None = None,
     ) -> None:
-        options = _Options.of(rules, spec_version, protocol_versions, select, ignore, strict, docs_base_url)
+        options = _Options.of(
+            rules, spec_version, protocol_versions, select, ignore, strict, docs_base_url, extend_rules
+        )
         self._options = options
         self._native = options.compile()
 
@@ -463,6 +468,7 @@ class _Options:
     ignore: tuple[str, ...]
     strict: bool
     docs_base_url: str | None
+    extend_rules: tuple[str, ...]
 
     @staticmethod
     def of(
@@ -473,6 +479,7 @@ class _Options:
         ignore: str | Iterable[str] | None,
         strict: bool,
         docs_base_url: str | None,
+        extend_rules: StrPath | Iterable[StrPath] | None = None,
     ) -> _Options:
         return _Options(
             rules=tuple(_paths(rules)),
@@ -482,6 +489,7 @@ class _Options:
             ignore=tuple(_strings("ignore", ignore)),
             strict=bool(strict),
             docs_base_url=_optional_str("docs_base_url", docs_base_url),
+            extend_rules=tuple(_paths(extend_rules)),
         )
 
     def key(self) -> _Options:
@@ -495,6 +503,7 @@ class _Options:
             self.ignore,
             self.strict,
             self.docs_base_url,
+            tuple(os.path.abspath(r) for r in self.extend_rules),
         )
 
     def compile(self) -> _mcpdesc.Validator:
@@ -507,6 +516,7 @@ class _Options:
                 list(self.ignore),
                 self.strict,
                 self.docs_base_url,
+                list(self.extend_rules),
             )
         except _mcpdesc.EngineError as error:
             raise _translate(error) from None
@@ -523,6 +533,8 @@ class _Options:
             parts.append("strict=True")
         if self.docs_base_url is not None:
             parts.append(f"docs_base_url={self.docs_base_url!r}")
+        if self.extend_rules:
+            parts.append(f"extend_rules={list(self.extend_rules)!r}")
         return " ".join(parts)
 
 
@@ -580,6 +592,7 @@ def validate(
     ignore: str | Iterable[str] | None = None,
     strict: bool = False,
     docs_base_url: str | None = None,
+    extend_rules: StrPath | Iterable[StrPath] | None = None,
 ) -> Report:
     """Validates one document or capture with the engine these options name.
 
@@ -595,5 +608,7 @@ def validate(
     >>> "mcpdesc.tool.closed" in {d.rule for d in report.errors}
     True
     """
-    options = _Options.of(rules, spec_version, protocol_versions, select, ignore, strict, docs_base_url)
+    options = _Options.of(
+        rules, spec_version, protocol_versions, select, ignore, strict, docs_base_url, extend_rules
+    )
     return _engine(options).validate(source, format=format, path=path)
