@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Packages the workspace's crates as a registry would receive them, and uses them as a project
+# outside this workspace would:
+#   1. `cargo package` of every crate but the build automation, each verified by a build from
+#      its packaged files (the engine's catalogue included);
+#   2. `cargo publish --dry-run` of the crates bound for crates.io (the language packages'
+#      native modules go to PyPI and npm instead);
+#   3. the example embedder examples/acme-checks, copied out of the repository and built
+#      against the packaged engine through `[patch]`, validates its sample description with the
+#      embedded catalogue, its own check and its `acme.*` house rule, and must print exactly the
+#      diagnostics its test expects.
+#
+#   xtask/packaging/check.sh
+#
+# Exit status: 0 when all of it passes; 3 when crates.io cannot be reached to resolve the
+# packages' dependencies; any other non-zero status on a failure.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+offline='failed to get .* as a dependency|failed to query replaced source registry|Couldn.t resolve host|failed to download|network failure|spurious network error'
+
+# run_or_unreachable WHAT COMMAND...: runs COMMAND; when it fails because crates.io cannot be
+# reached, exits with 3, else with COMMAND's status.
+run_or_unreachable() {
+  local what="$1" log status=0
+  shift
+  log="$(mktemp)"
+  "$@" 2>&1 | tee "$log" >&2 || status=${PIPESTATUS[0]}
+  if [ "$status" -ne 0 ]; then
+    if grep -Eq "$offline" "$log"; then
+      echo "packaging: $what: crates.io cannot be reached" >&2
+      rm -f "$log"
+      exit 3
+    fi
+    echo "packaging: $what failed (exit $status)" >&2
+    rm -f "$log"
+    exit "$status"
+  fi
+  rm -f "$log"
+}
+
+rm -rf target/package/*.crate
+run_or_unreachable "cargo package" cargo package --workspace --exclude xtask --locked
+run_or_unreachable "cargo publish --dry-run" \
+  cargo publish --dry-run --workspace --exclude xtask --no-verify --locked
+
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/mcpdesc-packaging.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+for crate in target/package/*.crate; do
+  tar -xzf "$crate" -C "$scratch"
+done
+version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)"
+
+# The example as its own project: its manifest names the engine by version, as an embedder's
+# does; the patch points that name at the packaged files instead of this repository.
+example="$scratch/acme-checks"
+cp -R examples/acme-checks "$example"
+rm -rf "$example/target"
+sed -i "s|^mcpdesc-core = { path = .*|mcpdesc-core = { path = \"$scratch/mcpdesc-core-$version\" }|;
+        s|^mcpdesc-document = { path = .*|mcpdesc-document = { path = \"$scratch/mcpdesc-document-$version\" }|" \
+  "$example/Cargo.toml"
+grep -q "$scratch/mcpdesc-core-$version" "$example/Cargo.toml" || {
+  echo "packaging: the example's manifest has no [patch] entry for mcpdesc-core to point at the package" >&2
+  exit 1
+}
+status=0
+output="$(cd "$example" && CARGO_TARGET_DIR="$root/target/packaged-example" \
+  cargo run --quiet -- example.json)" || status=$?
+expected="$(cat "$example/expected-output.txt")"  # as the example's own test expects
+echo "$output" >&2
+if [ "$output" != "$expected" ]; then
+  echo "packaging: the example built from the packaged engine printed something else than expected-output.txt:" >&2
+  diff <(echo "$expected") <(echo "$output") >&2 || true
+  exit 1
+fi
+if [ "$status" -ne 1 ]; then
+  echo "packaging: the example exited with $status, not 1 (its sample breaks a rule)" >&2
+  exit 1
+fi
+echo "packaging: every crate packaged and verified; the example runs on the packaged engine" >&2
