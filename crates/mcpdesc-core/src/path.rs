@@ -4,8 +4,9 @@
 //! `jsonpath_rust::parser::parse_json_path`. The queries of the embedded rule files were parsed
 //! by the same function when the crate was built (`build.rs`) and are stored as syntax trees
 //! (`embedded_queries`, in the form of `encoded_query`), so that loading the default catalogue
-//! parses none; queries of other rule files are parsed when they are compiled. Either way the
-//! checks below and the compilation into steps run on the syntax tree.
+//! parses none; a query not in that table (as are most queries of other rule directories) is
+//! parsed when it is compiled. Either way the checks below and the compilation into steps run
+//! on the syntax tree.
 //! The crate's grammar accepts more than RFC 9535 does, so `compile` also refuses:
 //!
 //! * the crate's extension functions `in`, `nin`, `none_of`, `any_of` and `subset_of`;
