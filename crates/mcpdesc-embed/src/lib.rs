@@ -11,7 +11,7 @@ mod outcome;
 
 use std::path::PathBuf;
 
-use mcpdesc_core::corpus::pages::DocUrls;
+use mcpdesc_core::DocUrls;
 use mcpdesc_core::{Engine, Limits, RuleSet, Selection};
 
 pub use error::{Error, RuleFileProblem};

@@ -1,6 +1,6 @@
 //! The result of one validation as owned plain data.
 
-use mcpdesc_core::corpus::pages::DocUrls;
+use mcpdesc_core::DocUrls;
 use mcpdesc_core::{Diagnostic, DocumentKind, Engine, Format, Report, Severity};
 use serde::Serialize;
 

@@ -11,7 +11,7 @@ pub(crate) mod safe;
 mod sarif;
 mod text;
 
-use mcpdesc_core::corpus::pages;
+use mcpdesc_core::internal::release_dir;
 use mcpdesc_core::rules::CatalogueSet;
 use mcpdesc_core::{Catalogue, Diagnostic, LoadFailure, Severity};
 use serde::{Deserialize, Serialize};
@@ -76,7 +76,7 @@ impl FileResult {
     }
 }
 
-pub use mcpdesc_core::corpus::pages::DocUrls;
+pub use mcpdesc_core::DocUrls;
 
 /// Whether a link is an absolute URI (it starts with a scheme such as `https:`); the default
 /// links are paths in the repository, relative to its root.
@@ -115,7 +115,7 @@ impl RenderContext<'_> {
                 self.releases
                     .releases()
                     .iter()
-                    .find(|c| pages::release_dir(c) == v)
+                    .find(|c| release_dir(c) == v)
             })
             .map_or(self.catalogue, |c| &**c)
     }
