@@ -73,16 +73,25 @@ impl DocUrls {
         self.template.as_deref()
     }
 
-    /// The page of rule `id` in release `cat`, when the release has the rule and a template
-    /// is set.
+    /// The page of rule `id` in release `cat`, when the release has the rule, a template is
+    /// set and it expands to an absolute URI. A relative template (a path inside the
+    /// repository the rules live in) is no link for a reader elsewhere, so it gives `None`.
     pub fn url(&self, cat: &Catalogue, id: &str) -> Option<String> {
         let template = self.template.as_ref().or(cat.def.docs_url.as_ref())?;
         let rule = cat.rule(id)?;
-        Some(expand_docs_url(
-            template,
-            &release_dir(cat),
-            rule.def.owner.as_str(),
-            id,
-        ))
+        let url = expand_docs_url(template, &release_dir(cat), rule.def.owner.as_str(), id);
+        is_absolute_uri(&url).then_some(url)
     }
+}
+
+/// Whether a link is an absolute URI (it starts with a scheme such as `https:`).
+pub fn is_absolute_uri(link: &str) -> bool {
+    link.split_once(':').is_some_and(|(scheme, _)| {
+        // A single letter is a Windows drive, not a scheme.
+        scheme.len() > 1
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    })
 }

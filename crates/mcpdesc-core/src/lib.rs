@@ -44,7 +44,7 @@ pub mod internal {
         pub use crate::page_layout::*;
     }
 
-    pub use crate::doc_urls::{expand_docs_url, page_var, release_dir, rule_name};
+    pub use crate::doc_urls::{expand_docs_url, is_absolute_uri, page_var, release_dir, rule_name};
     pub use crate::examples::{run_examples, ExampleOutcome};
     pub use crate::rules::embedded::RULES_DIR;
     pub use crate::rules::file::{

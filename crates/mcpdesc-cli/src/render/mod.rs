@@ -78,18 +78,7 @@ impl FileResult {
 
 pub use mcpdesc_core::DocUrls;
 
-/// Whether a link is an absolute URI (it starts with a scheme such as `https:`); the default
-/// links are paths in the repository, relative to its root.
-pub fn is_absolute_uri(link: &str) -> bool {
-    link.split_once(':').is_some_and(|(scheme, _)| {
-        // A single letter is a Windows drive, not a scheme.
-        scheme.len() > 1
-            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    })
-}
+pub use mcpdesc_core::internal::is_absolute_uri;
 
 /// Everything a renderer needs besides the results.
 pub struct RenderContext<'a> {
