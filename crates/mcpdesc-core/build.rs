@@ -237,7 +237,7 @@ fn main() {
     .ok();
     writeln!(
         src,
-        "pub(crate) const RULES_DIR: &str = {:?};",
+        "pub const RULES_DIR: &str = {:?};",
         canonical.display().to_string()
     )
     .ok();

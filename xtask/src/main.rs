@@ -112,7 +112,8 @@ fn write_or_check(path: &Path, text: &str, check: bool) -> Result<()> {
 
 /// The requirement coverage page, from the workspace rules and `docs/coverage-notes.yaml`.
 fn coverage_markdown() -> Result<String> {
-    use mcpdesc_core::{coverage, RuleSet};
+    use mcpdesc_authoring::coverage;
+    use mcpdesc_core::RuleSet;
     let catalogue = RuleSet::from_dir(&workspace().join("rules"))
         .and_then(|set| set.compile())
         .map_err(|e| anyhow::anyhow!("loading rules/: {e}"))?;

@@ -287,6 +287,7 @@ fn example_findings(
                 line: pos.line,
                 column: pos.column,
                 versions: vec![report.requested.clone()],
+                url: None,
             });
         }
     }

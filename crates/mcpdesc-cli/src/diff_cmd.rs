@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use mcpdesc_core::corpus::collect;
-use mcpdesc_core::corpus::impact::{
+use mcpdesc_authoring::corpus::collect;
+use mcpdesc_authoring::corpus::impact::{
     self, show_value, ChangeBasis, FieldChange, Impact, RecordedChange,
 };
 use mcpdesc_core::Engine;
@@ -447,7 +447,7 @@ fn quoted(words: &str) -> String {
     if words.is_empty() {
         "(nothing)".to_owned()
     } else {
-        mcpdesc_core::corpus::layout::code(&cell(words))
+        mcpdesc_authoring::corpus::layout::code(&cell(words))
     }
 }
 

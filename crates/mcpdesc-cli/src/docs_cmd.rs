@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use mcpdesc_core::corpus::pages;
+use mcpdesc_authoring::corpus::pages;
 
 use crate::render::safe::{escape, escape_multiline};
 

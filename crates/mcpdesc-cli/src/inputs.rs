@@ -185,19 +185,19 @@ fn error_lines(empty: &[EmptyInput], allow: &str) -> String {
 }
 
 /// The directory arguments of a corpus (of `test` or `diff`) that hold no document of their
-/// own, as [`mcpdesc_core::corpus::collect`] walks them, in the order given, each once. Files
+/// own, as [`mcpdesc_authoring::corpus::collect`] walks them, in the order given, each once. Files
 /// are taken as they are and so are never empty; a path that does not exist is left to the
 /// walk, which refuses it.
 pub fn empty_corpus(
     roots: &[PathBuf],
-) -> Result<Vec<EmptyInput>, mcpdesc_core::corpus::CorpusError> {
+) -> Result<Vec<EmptyInput>, mcpdesc_authoring::corpus::CorpusError> {
     let mut out: Vec<EmptyInput> = Vec::new();
     for root in roots {
         let arg = root.to_string_lossy().into_owned();
         if !root.is_dir() || out.iter().any(|e| e.arg == arg) {
             continue;
         }
-        if mcpdesc_core::corpus::collect(std::slice::from_ref(root))?.is_empty() {
+        if mcpdesc_authoring::corpus::collect(std::slice::from_ref(root))?.is_empty() {
             // The corpus walk skips hidden names but no ignore file, so any document the
             // unfiltered walk finds is a hidden one.
             let why = if holds_skipped(root, |_| true) {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use mcpdesc_core::corpus::impact::{DocDiagnostic, RuleImpact};
+use mcpdesc_authoring::corpus::impact::{DocDiagnostic, RuleImpact};
 
 /// One rule's impact, with the rewordings taken out of it.
 #[derive(Debug, Default)]

@@ -117,6 +117,7 @@ fn cli_diagnostic(
         line: pos.line,
         column: pos.column,
         versions: Vec::new(),
+        url: None,
     }
 }
 
@@ -259,6 +260,7 @@ mod tests {
             line: 1,
             column: 1,
             versions: vec![],
+            url: None,
         }
     }
 

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use mcpdesc_core::corpus::runner::{self, FixtureOutcome, SidecarState, TestOptions, TestRun};
-use mcpdesc_core::corpus::sidecar;
+use mcpdesc_authoring::corpus::runner::{self, FixtureOutcome, SidecarState, TestOptions, TestRun};
+use mcpdesc_authoring::corpus::sidecar;
 use mcpdesc_core::examples::{ExampleOutcome, Expectation};
 use mcpdesc_core::Engine;
 use serde_json::{json, Value};

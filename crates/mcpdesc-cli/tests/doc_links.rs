@@ -1,6 +1,8 @@
-//! The rule page links printed with findings lead to pages that exist: by default the pages
-//! this repository ships under `docs/rules/<release>/`, for the release that judged each
-//! document. Also: the links inside the generated pages resolve.
+//! The rule page links printed with findings lead to pages that exist: with a base URL where
+//! the pages this repository ships under `docs/rules/<release>/` are published, the page of
+//! the release that judged each document. Without one there is no link at all, since the
+//! catalogue's `docs-url` is a path inside the repository. Also: the links inside the
+//! generated pages resolve.
 
 mod support;
 
@@ -12,6 +14,9 @@ use support::{documents, mcpdesc, rules_list, workspace, Run};
 
 const FICTIONAL: &str = "crates/mcpdesc-core/tests/releases/fictional";
 const FICTIONAL_FIXTURES: &str = "crates/mcpdesc-core/tests/releases/fictional-fixtures";
+
+/// Where the tests say the rule pages are published.
+const BASE: &str = "https://docs.example.com/rules/";
 
 fn json(run: &Run) -> Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.output()))
@@ -110,11 +115,11 @@ fn finding_links(args: &[&str], files: &[String]) -> BTreeSet<String> {
     links
 }
 
-/// The file a repository link names below `root` (`docs/rules/...` → `<root>/...`).
+/// The file a published link names below `root` (`BASE...` → `<root>/...`).
 fn page_for(link: &str, root: &Path) -> PathBuf {
     let rel = link
-        .strip_prefix("docs/rules/")
-        .unwrap_or_else(|| panic!("{link} is not a path below docs/rules"));
+        .strip_prefix(BASE)
+        .unwrap_or_else(|| panic!("{link} is not a page below {BASE}"));
     root.join(rel)
 }
 
@@ -130,7 +135,10 @@ fn every_default_link_is_a_committed_page() {
 
     // The link of every rule of the embedded catalogue.
     let files = ["spec-fixtures/expected-valid/minimal.json".to_owned()];
-    let sarif = json(&validate(&["--format", "sarif"], &files));
+    let sarif = json(&validate(
+        &["--format", "sarif", "--docs-base-url", BASE],
+        &files,
+    ));
     let links = descriptor_links(&sarif);
     assert_eq!(
         links
@@ -141,7 +149,7 @@ fn every_default_link_is_a_committed_page() {
     );
     for (id, link) in &links {
         assert!(
-            link.starts_with("docs/rules/0.8.0/") && link.ends_with(&format!("/{id}.md")),
+            link.starts_with(&format!("{BASE}0.8.0/")) && link.ends_with(&format!("/{id}.md")),
             "{link}"
         );
         let page = page_for(link, &pages);
@@ -149,15 +157,29 @@ fn every_default_link_is_a_committed_page() {
     }
 
     // The links printed with real findings, in every format.
-    for link in finding_links(&[], &fixture_args("spec-fixtures")) {
+    for link in finding_links(&["--docs-base-url", BASE], &fixture_args("spec-fixtures")) {
         assert!(page_for(&link, &pages).is_file(), "{link}");
     }
 
+    // Without a base the repository path is not printed as a link.
+    let run = validate(&["--format", "json"], &fixture_args("spec-fixtures"));
+    assert!(!run.stdout.contains("docUrl"), "{}", run.output());
+
     // `rules show` prints the same link.
-    let show = mcpdesc(["rules", "show", "mcpdesc.info.version-semver"]);
-    assert!(show
-        .stdout
-        .contains("docs/rules/0.8.0/mcpdesc/mcpdesc.info.version-semver.md"));
+    let show = mcpdesc([
+        "rules",
+        "show",
+        "--docs-base-url",
+        BASE,
+        "mcpdesc.info.version-semver",
+    ]);
+    assert!(
+        show.stdout.contains(&format!(
+            "{BASE}0.8.0/mcpdesc/mcpdesc.info.version-semver.md"
+        )),
+        "{}",
+        show.output()
+    );
 }
 
 #[test]
@@ -171,7 +193,14 @@ fn findings_of_a_later_release_link_to_its_pages() {
     // Every rule of the later release, as a document of that release is judged.
     let files = [format!("{FICTIONAL_FIXTURES}/expected-valid/minimal.json")];
     let sarif = json(&validate(
-        &["--rules", FICTIONAL, "--format", "sarif"],
+        &[
+            "--rules",
+            FICTIONAL,
+            "--format",
+            "sarif",
+            "--docs-base-url",
+            BASE,
+        ],
         &files,
     ));
     let links = descriptor_links(&sarif);
@@ -179,30 +208,45 @@ fn findings_of_a_later_release_link_to_its_pages() {
         .iter()
         .any(|(id, _)| id == "mcpdesc.info.description-required"));
     for (id, link) in &links {
-        assert!(link.starts_with("docs/rules/0.9.0-fictional.1/"), "{link}");
+        assert!(
+            link.starts_with(&format!("{BASE}0.9.0-fictional.1/")),
+            "{link}"
+        );
         assert!(page_for(link, &out).is_file(), "{id}: {link}");
     }
 
     // Its findings, in every format.
     let links = finding_links(
-        &["--rules", FICTIONAL],
+        &["--rules", FICTIONAL, "--docs-base-url", BASE],
         &fixture_args(&format!("{FICTIONAL_FIXTURES}/expected-invalid")),
     );
-    assert!(links.contains("docs/rules/0.9.0-fictional.1/mcpdesc/mcpdesc.info.version-semver.md"));
+    assert!(links.contains(&format!(
+        "{BASE}0.9.0-fictional.1/mcpdesc/mcpdesc.info.version-semver.md"
+    )));
     for link in &links {
-        assert!(link.starts_with("docs/rules/0.9.0-fictional.1/"), "{link}");
+        assert!(
+            link.starts_with(&format!("{BASE}0.9.0-fictional.1/")),
+            "{link}"
+        );
         assert!(page_for(link, &out).is_file(), "{link}");
     }
 
     // A document of the earlier release, validated with both loaded, links to that release.
     let earlier = validate(
-        &["--rules", FICTIONAL, "--format", "json"],
+        &[
+            "--rules",
+            FICTIONAL,
+            "--format",
+            "json",
+            "--docs-base-url",
+            BASE,
+        ],
         &["spec-fixtures/expected-warning/info-version-not-semver.json".to_owned()],
     );
     let url = json(&earlier)["files"][0]["diagnostics"][0]["docUrl"].clone();
     assert_eq!(
         url,
-        "docs/rules/0.8.0/mcpdesc/mcpdesc.info.version-semver.md",
+        format!("{BASE}0.8.0/mcpdesc/mcpdesc.info.version-semver.md").as_str(),
         "{}",
         earlier.output()
     );

@@ -19,6 +19,42 @@ pub struct Diagnostic {
     pub column: u32,
     /// Protocol versions for which the finding holds, oldest first.
     pub versions: Vec<String>,
+    /// The rule's documentation page: the catalogue's `docs-url`, or the base the embedder
+    /// gave ([`crate::Engine::with_docs_url`]), expanded for this rule. Only an absolute URI
+    /// counts as a link; a relative path (a page inside a repository) leaves this `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// One line: `LINE:COL severity rule-id: message (at POINTER)`, the position left out when the
+/// document has no source positions (line 0), `(at the document root)` for the empty
+/// pointer, and ` <URL>` at the end when the rule has a page:
+///
+/// ```text
+/// 12:7 error mcp.tool.name-required: tool has no name (at /tools/0) <https://example.org/r>
+/// ```
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{} ", self.line, self.column)?;
+        }
+        write!(
+            f,
+            "{} {}: {}",
+            self.severity.as_str(),
+            self.rule,
+            self.message
+        )?;
+        if self.pointer.is_empty() {
+            f.write_str(" (at the document root)")?;
+        } else {
+            write!(f, " (at {})", self.pointer)?;
+        }
+        if let Some(url) = &self.url {
+            write!(f, " <{url}>")?;
+        }
+        Ok(())
+    }
 }
 
 impl Diagnostic {
@@ -31,5 +67,35 @@ impl Diagnostic {
             &self.rule,
             &self.message,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diagnostic(line: u32, pointer: &str, url: Option<&str>) -> Diagnostic {
+        Diagnostic {
+            rule: "mcp.tool.name-required".into(),
+            severity: Severity::Error,
+            message: "tool has no name".into(),
+            pointer: pointer.into(),
+            line,
+            column: 7,
+            versions: Vec::new(),
+            url: url.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn display_is_one_line() {
+        assert_eq!(
+            diagnostic(12, "/tools/0", Some("https://example.org/r")).to_string(),
+            "12:7 error mcp.tool.name-required: tool has no name (at /tools/0) <https://example.org/r>"
+        );
+        assert_eq!(
+            diagnostic(0, "", None).to_string(),
+            "error mcp.tool.name-required: tool has no name (at the document root)"
+        );
     }
 }

@@ -9,6 +9,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::doc_urls::DocUrls;
 use crate::document::{Document, Format, Limits, LoadError, ValueRef};
 use crate::eval::{self, Selection};
 use crate::rules::releases::UnservedVersion;
@@ -38,6 +39,8 @@ pub struct Engine {
     selection: Selection,
     /// The protocol version of traffic messages whose data does not say.
     traffic_version: Option<String>,
+    /// Where each finding's rule page lives.
+    docs: DocUrls,
 }
 
 /// The result of validating one document.
@@ -207,6 +210,7 @@ impl Engine {
             limits: Limits::default(),
             selection: Selection::default(),
             traffic_version: None,
+            docs: DocUrls::default(),
         }
     }
 
@@ -249,6 +253,15 @@ impl Engine {
     /// them (no handshake before them and no version of their own).
     pub fn with_traffic_version(mut self, version: Option<String>) -> Engine {
         self.traffic_version = version;
+        self
+    }
+
+    /// Sets where rule pages live for every release, instead of each catalogue's `docs-url`:
+    /// a template when it contains `{id}` (`{release}`, `{owner}`, `{id}` and `{name}` are
+    /// replaced), else a base URL under which `{release}/{owner}/{id}.md` is appended. Each
+    /// finding's [`Diagnostic::url`] is then its rule's page, when that is an absolute URI.
+    pub fn with_docs_url(mut self, base: Option<&str>) -> Engine {
+        self.docs = DocUrls::new(base);
         self
     }
 
@@ -325,7 +338,7 @@ impl Engine {
     fn validate_annotated(&self, doc: &Document<'_>) -> Report {
         let cat = self.catalogue_for(doc.root());
         Report {
-            diagnostics: eval::evaluate(cat, doc, &self.selection, &self.limits),
+            diagnostics: self.linked(cat, eval::evaluate(cat, doc, &self.selection, &self.limits)),
             load_error: None,
             release: cat.release.version.to_string(),
         }
@@ -335,6 +348,14 @@ impl Engine {
         doc.root()
             .pointer("/messages/0")
             .is_none_or(|e| e.get(crate::traffic::SCOPE_MEMBER).is_some())
+    }
+
+    /// `diagnostics` with their rule pages in release `cat`.
+    fn linked(&self, cat: &Catalogue, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        for d in &mut diagnostics {
+            d.url = self.docs.url(cat, &d.rule);
+        }
+        diagnostics
     }
 
     /// Annotates a capture in place.
@@ -356,11 +377,9 @@ impl Engine {
                 self.validate_annotated(&doc)
             }
             Err(e) => Report {
-                diagnostics: eval::load_error_diagnostics(
+                diagnostics: self.linked(
                     self.catalogue(),
-                    &e,
-                    format,
-                    &self.selection,
+                    eval::load_error_diagnostics(self.catalogue(), &e, format, &self.selection),
                 ),
                 load_error: Some(LoadFailure {
                     code: e.kind.code(),

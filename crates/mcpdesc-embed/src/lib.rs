@@ -11,7 +11,6 @@ mod outcome;
 
 use std::path::PathBuf;
 
-use mcpdesc_core::corpus::pages::DocUrls;
 use mcpdesc_core::{Engine, Limits, RuleSet, Selection};
 
 pub use error::{Error, RuleFileProblem};
@@ -38,7 +37,7 @@ pub struct Options {
     pub strict: bool,
     /// Where rule pages live: a template with `{release}`, `{owner}` and `{id}`, or a base
     /// URL under which `{release}/{owner}/{id}.md` is appended. None: each catalogue's own
-    /// `docs-url`.
+    /// `docs-url`. Only an absolute URI is a link; a relative one gives no `doc_url`.
     pub docs_base_url: Option<String>,
     /// Bounds on the documents read (none: the engine's defaults).
     pub limits: Option<Limits>,
@@ -48,7 +47,6 @@ pub struct Options {
 #[derive(Debug, Clone)]
 pub struct Validator {
     engine: Engine,
-    docs: DocUrls,
     strict: bool,
 }
 
@@ -74,13 +72,14 @@ impl Validator {
             &options.ignore,
             &options.protocol_versions,
         )?;
-        let mut engine = engine.with_selection(selection);
+        let mut engine = engine
+            .with_selection(selection)
+            .with_docs_url(options.docs_base_url.as_deref());
         if let Some(limits) = &options.limits {
             engine = engine.with_limits(limits.clone());
         }
         Ok(Validator {
             engine,
-            docs: DocUrls::new(options.docs_base_url.as_deref()),
             strict: options.strict,
         })
     }
@@ -96,11 +95,9 @@ impl Validator {
     pub fn validate(&self, input: &Input) -> Result<Outcome, Error> {
         let (report, format, positioned) = input.validate_with(&self.engine)?;
         Ok(Outcome::new(
-            &self.engine,
             report,
             format,
             input.name(),
-            &self.docs,
             self.strict,
             positioned,
         ))

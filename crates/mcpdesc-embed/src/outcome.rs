@@ -1,7 +1,6 @@
 //! The result of one validation as owned plain data.
 
-use mcpdesc_core::corpus::pages::DocUrls;
-use mcpdesc_core::{Diagnostic, DocumentKind, Engine, Format, Report, Severity};
+use mcpdesc_core::{Diagnostic, DocumentKind, Format, Report, Severity};
 use serde::Serialize;
 
 /// What one validation found.
@@ -37,7 +36,8 @@ pub struct Finding {
     /// Protocol versions the finding holds for, oldest first; empty when it holds for
     /// every version.
     pub versions: Vec<String>,
-    /// The rule's documentation page, when the release has a `docs-url` or a base was set.
+    /// The rule's documentation page, when the release's `docs-url` or the base that was set
+    /// is an absolute URI.
     pub doc_url: Option<String>,
 }
 
@@ -53,20 +53,12 @@ pub struct LoadFailure {
 
 impl Outcome {
     pub(crate) fn new(
-        engine: &Engine,
         report: Report,
         format: Format,
         name: Option<&str>,
-        docs: &DocUrls,
         strict: bool,
         positioned: bool,
     ) -> Outcome {
-        let release = engine
-            .releases()
-            .releases()
-            .iter()
-            .find(|c| c.release.version.to_string() == report.release)
-            .map_or(engine.catalogue(), |c| &**c);
         let position = |n: u32| (positioned && n > 0).then_some(n);
         let diagnostics: Vec<Finding> = report
             .diagnostics
@@ -78,7 +70,7 @@ impl Outcome {
                     d.severity
                 };
                 Finding {
-                    doc_url: docs.url(release, &d.rule),
+                    doc_url: d.url,
                     severity: severity.as_str(),
                     line: position(d.line),
                     column: position(d.column),

@@ -45,7 +45,7 @@ describe('a known-bad document', () => {
         line: 5,
         column: 5,
         versions: ['2025-11-25'],
-        docUrl: 'docs/rules/0.8.0/mcpdesc/mcpdesc.tool.closed.md',
+        docUrl: null,
       },
     ]);
     assert.deepEqual(report.errors, report.diagnostics);

@@ -43,7 +43,7 @@ class TestAKnownBadDocument:
                 line=5,
                 column=5,
                 versions=("2025-11-25",),
-                doc_url="docs/rules/0.8.0/mcpdesc/mcpdesc.tool.closed.md",
+                doc_url=None,
             )
         ]
         assert report.errors == report.diagnostics
@@ -71,7 +71,7 @@ class TestAKnownBadDocument:
                     "line": 5,
                     "column": 5,
                     "versions": ["2025-11-25"],
-                    "doc_url": "docs/rules/0.8.0/mcpdesc/mcpdesc.tool.closed.md",
+                    "doc_url": None,
                 }
             ],
             "load_error": None,

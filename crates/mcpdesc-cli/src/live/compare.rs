@@ -98,6 +98,7 @@ impl Findings {
                     line: pos.line,
                     column: pos.column,
                     versions: cat.versions.names(set),
+                    url: None,
                 }
             })
             .collect();

@@ -11,7 +11,7 @@ pub(crate) mod safe;
 mod sarif;
 mod text;
 
-use mcpdesc_core::corpus::pages;
+use mcpdesc_core::internal::release_dir;
 use mcpdesc_core::rules::CatalogueSet;
 use mcpdesc_core::{Catalogue, Diagnostic, LoadFailure, Severity};
 use serde::{Deserialize, Serialize};
@@ -76,20 +76,9 @@ impl FileResult {
     }
 }
 
-pub use mcpdesc_core::corpus::pages::DocUrls;
+pub use mcpdesc_core::DocUrls;
 
-/// Whether a link is an absolute URI (it starts with a scheme such as `https:`); the default
-/// links are paths in the repository, relative to its root.
-pub fn is_absolute_uri(link: &str) -> bool {
-    link.split_once(':').is_some_and(|(scheme, _)| {
-        // A single letter is a Windows drive, not a scheme.
-        scheme.len() > 1
-            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    })
-}
+pub use mcpdesc_core::internal::is_absolute_uri;
 
 /// Everything a renderer needs besides the results.
 pub struct RenderContext<'a> {
@@ -115,7 +104,7 @@ impl RenderContext<'_> {
                 self.releases
                     .releases()
                     .iter()
-                    .find(|c| pages::release_dir(c) == v)
+                    .find(|c| release_dir(c) == v)
             })
             .map_or(self.catalogue, |c| &**c)
     }

@@ -7,7 +7,7 @@ use anyhow::Result;
 use mcpdesc_core::{Catalogue, Diagnostic, Rule, Severity};
 use serde_json::{json, Map, Value};
 
-use super::{is_absolute_uri, safe, FileResult, RenderContext};
+use super::{safe, FileResult, RenderContext};
 use crate::suppress::cli_rules;
 
 const SCHEMA: &str =
@@ -42,11 +42,8 @@ fn descriptor(cat: &Catalogue, rule: &Rule, ctx: &RenderContext<'_>) -> Value {
     if let Some(h) = &d.help {
         help = format!("{help}\n\n{}", h.trim());
     }
+    // Only an absolute URI comes back, as `helpUri` requires.
     let url = ctx.docs.url(cat, &d.id);
-    // `helpUri` is an absolute URI; a page given as a repository path goes into the help.
-    if let Some(url) = url.as_ref().filter(|u| !is_absolute_uri(u)) {
-        help = format!("{help}\n\nRule page: {url}");
-    }
     let mut v = json!({
         "id": d.id,
         "shortDescription": {"text": d.title},
@@ -67,9 +64,7 @@ fn descriptor(cat: &Catalogue, rule: &Rule, ctx: &RenderContext<'_>) -> Value {
         },
     });
     if let Some(url) = url {
-        if is_absolute_uri(&url) {
-            v["helpUri"] = json!(url);
-        }
+        v["helpUri"] = json!(url);
         v["properties"]["docUrl"] = json!(url);
     }
     v

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr as _;
 
 use lsp_types::Uri;
-use mcpdesc_core::corpus::pages;
+use mcpdesc_authoring::corpus::pages;
 use mcpdesc_core::{Catalogue, Engine};
 
 use crate::render::{is_absolute_uri, DocUrls};

@@ -246,6 +246,7 @@ impl Worker {
                             line: e.line,
                             column: e.column,
                             versions: Vec::new(),
+                            url: None,
                         });
                     }
                 }

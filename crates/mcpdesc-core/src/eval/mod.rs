@@ -359,6 +359,7 @@ fn limit_diagnostics(
             line: pos.line,
             column: pos.column,
             versions: Vec::new(),
+            url: None,
         };
         out.push((e.limit, 1, diagnostic));
     }
@@ -489,6 +490,7 @@ fn merge(cat: &Catalogue, doc: &Document<'_>, raws: Vec<Raw>) -> Vec<Diagnostic>
                 line: pos.line,
                 column: pos.column,
                 versions: names,
+                url: None,
             });
         }
     }
@@ -529,6 +531,7 @@ pub(crate) fn load_error_diagnostics(
                     line: error.position.line,
                     column: error.position.column,
                     versions: Vec::new(),
+                    url: None,
                 });
             }
         }

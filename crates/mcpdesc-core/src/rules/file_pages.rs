@@ -162,7 +162,7 @@ pub(super) fn check(
     file: &super::load::ParsedFile,
     problems: &mut super::load::Problems,
 ) {
-    for (at, message) in crate::corpus::layout::check_pages(def, files) {
+    for (at, message) in crate::page_layout::check_pages(def, files) {
         problems.push_value(file, &format!("/catalogue/pages{at}"), message);
     }
 }

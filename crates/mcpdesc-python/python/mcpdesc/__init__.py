@@ -94,7 +94,8 @@ class Diagnostic:
         column: 1-based column (in characters), likewise.
         versions: The protocol versions the finding holds for, oldest first; empty when
             it holds for every version.
-        doc_url: The rule's documentation page, when the catalogue names one.
+        doc_url: The rule's documentation page, when the catalogue or the options name it
+            as an absolute URL; ``None`` otherwise.
     """
 
     rule: str

@@ -10,8 +10,8 @@ use serde::Serialize;
 use super::registry::{self, RegistryCheck};
 use super::sidecar::{self, Entry};
 use super::{collect, paths, CorpusDoc, CorpusError, Folder};
-use crate::engine::{Engine, Report};
-use crate::examples::{run_examples, ExampleOutcome};
+use mcpdesc_core::internal::{run_examples, ExampleOutcome};
+use mcpdesc_core::{Engine, Report};
 
 /// How to run.
 #[derive(Debug, Clone, Default)]

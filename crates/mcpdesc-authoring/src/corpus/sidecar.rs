@@ -22,9 +22,9 @@ use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::diagnostic::Severity;
-use crate::document::{Format, Limits, ValueDocument};
-use crate::engine::Report;
+use mcpdesc_core::Report;
+use mcpdesc_core::Severity;
+use mcpdesc_document::{Format, Limits, ValueDocument};
 
 /// One expected finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -106,7 +106,7 @@ impl Entry {
 /// Orders JSON Pointers token by token, array indices numerically (`/2` before `/10`).
 pub fn cmp_pointers(a: &str, b: &str) -> Ordering {
     let key = |p: &str| -> Vec<(u8, u64, String)> {
-        crate::document::pointer::tokens(p)
+        mcpdesc_document::pointer::tokens(p)
             .map(|t| match t.parse::<u64>() {
                 Ok(n) if !t.starts_with('0') || t.as_ref() == "0" => (0, n, String::new()),
                 _ => (1, 0, t.into_owned()),

@@ -23,10 +23,13 @@ use serde::Serialize;
 
 use super::layout::{self, cell, one_line, quoted, relative_link, truncate};
 use super::{paths, CorpusError};
-use crate::document::{Document, Format, Limits, ValueRef};
-use crate::rules::file::{Applicability, Example, PageSection, PagesDef, SourceLinksDef};
-use crate::rules::releases::{describe, RetiredRule};
-use crate::rules::{Catalogue, CatalogueSet, Rule, RuleSource};
+use mcpdesc_core::internal::{
+    describe, expand_docs_url, page_var, release_dir, release_file, rule_name, CatalogueSet,
+    RetiredRule, RuleSource,
+};
+use mcpdesc_core::internal::{Applicability, Example, PageSection, PagesDef, SourceLinksDef};
+use mcpdesc_core::{Catalogue, Rule};
+use mcpdesc_document::{Document, Format, Limits, ValueRef};
 
 /// The line every generated page carries; only files with it are ever replaced or removed.
 pub const MARKER: &str =
@@ -88,29 +91,6 @@ pub fn generate(set: &CatalogueSet, out_dir: &Path) -> Pages {
     pages
 }
 
-/// The directory of a release's pages below the output directory (its version).
-pub fn release_dir(cat: &Catalogue) -> String {
-    cat.release.version.to_string()
-}
-
-/// A rule's id without its owner prefix (`tool.interaction.x` of `mcpdesc.tool.interaction.x`).
-pub fn rule_name<'a>(owner: &str, id: &'a str) -> &'a str {
-    id.strip_prefix(owner)
-        .and_then(|rest| rest.strip_prefix('.'))
-        .unwrap_or(id)
-}
-
-/// The values of the placeholders of a page pattern.
-fn page_var(release: &str, owner: &str, id: &str, name: &str) -> Option<String> {
-    match name {
-        "release" => Some(release.to_owned()),
-        "owner" => Some(owner.to_owned()),
-        "id" => Some(id.to_owned()),
-        "name" => Some(rule_name(owner, id).to_owned()),
-        _ => None,
-    }
-}
-
 /// Where the page of rule `id` of `owner` in `release` lives below the output directory, by
 /// the page file pattern `pattern` (`pages.file`, else [`layout::DEFAULT_FILE`]).
 fn page_file(pattern: Option<&str>, release: &str, owner: &str, id: &str) -> String {
@@ -146,69 +126,6 @@ pub fn page_url(cat: &Catalogue, owner: &str, id: &str) -> Option<String> {
         .and_then(|p| p.url.as_ref())
         .or(cat.def.docs_url.as_ref())?;
     Some(expand_docs_url(template, &release_dir(cat), owner, id))
-}
-
-/// A rule's documentation link from a `docs-url` template: `{release}`, `{owner}`, `{id}`
-/// and `{name}` are replaced by the release's version, the rule's owner, its id and its id
-/// without the owner prefix, each optionally transformed (`{name|dots-to-hyphens}`). Other
-/// braces are kept as written.
-pub fn expand_docs_url(template: &str, release: &str, owner: &str, id: &str) -> String {
-    layout::expand(
-        template,
-        &|n| page_var(release, owner, id, n),
-        layout::PAGE_PLACEHOLDERS,
-        true,
-    )
-    .unwrap_or_else(|_| template.to_owned())
-}
-
-/// Where each rule's documentation page lives: a template in which `{release}`, `{owner}`
-/// and `{id}` are replaced by the version of the release that judged the document, the
-/// rule's owner and its id.
-#[derive(Debug, Clone, Default)]
-pub struct DocUrls {
-    /// The template given instead of each catalogue's `docs-url`.
-    template: Option<String>,
-}
-
-impl DocUrls {
-    /// Each catalogue's `docs-url` template, or `base` for every catalogue: a template when it
-    /// contains `{id}`, else a base URL under which `{release}/{owner}/{id}.md` is appended
-    /// (the layout `mcpdesc docs` writes).
-    pub fn new(base: Option<&str>) -> DocUrls {
-        let template = base.map(|b| {
-            if b.contains("{id}") {
-                b.to_owned()
-            } else {
-                format!(
-                    "{}/{{release}}/{{owner}}/{{id}}.md",
-                    b.trim_end_matches('/')
-                )
-            }
-        });
-        DocUrls { template }
-    }
-
-    /// The template given instead of each catalogue's `docs-url`, if any.
-    pub fn template(&self) -> Option<&str> {
-        self.template.as_deref()
-    }
-
-    /// The page of rule `id` in release `cat`, when the release has the rule and a template
-    /// is set.
-    pub fn url(&self, cat: &Catalogue, id: &str) -> Option<String> {
-        let rule = cat.rule(id)?;
-        // A declared owner's own pages: house rules link there, the release's rules stay put.
-        let template = (cat.owner_pages.get(rule.def.owner.as_str()))
-            .or(self.template.as_ref())
-            .or(cat.def.docs_url.as_ref())?;
-        Some(expand_docs_url(
-            template,
-            &release_dir(cat),
-            rule.def.owner.as_str(),
-            id,
-        ))
-    }
 }
 
 /// The index of the releases of `set`, oldest first.
@@ -410,7 +327,7 @@ impl<'a> Layout<'a> {
         let pages = pages_def(cat);
         let mut env = layout::environment();
         let text = match pages.and_then(|p| p.template.as_deref()) {
-            Some(path) => match cat.files.get(layout::template_key(path)) {
+            Some(path) => match release_file(cat, layout::template_key(path)) {
                 Some(text) => text.to_string(),
                 None => return Err(format!("template `{path}` not found")),
             },
@@ -757,7 +674,7 @@ impl<'a> Ctx<'a> {
             .find(|a| &a.version == version)
             .and_then(|a| a.dir.clone())
             .or_else(|| self.cat.dir.clone())
-            .unwrap_or_else(|| PathBuf::from(crate::rules::embedded::RULES_DIR))
+            .unwrap_or_else(|| PathBuf::from(mcpdesc_core::internal::RULES_DIR))
     }
 
     /// The directory on disk of the page of rule `id` of `owner`.

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 
 use serde::Deserialize;
 
-use crate::document::{Format, Limits, ValueDocument};
-use crate::rules::file::{Level, RuleDef, RuleKind};
+use mcpdesc_core::internal::{Level, RuleDef, RuleKind};
+use mcpdesc_document::{Format, Limits, ValueDocument};
 
 /// The coverage notes file.
 #[derive(Debug, Clone, Deserialize)]

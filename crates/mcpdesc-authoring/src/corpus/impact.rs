@@ -14,10 +14,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::CorpusDoc;
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::engine::{Engine, FileError, Report};
-use crate::rules::releases::ChangeKind;
-use crate::rules::{Applicability, Catalogue, Rule};
+use mcpdesc_core::internal::Applicability;
+use mcpdesc_core::internal::ChangeKind;
+use mcpdesc_core::{Catalogue, Rule};
+use mcpdesc_core::{Diagnostic, Severity};
+use mcpdesc_core::{Engine, FileError, Report};
 
 /// One field that differs, with its old and new value (`None`: absent).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -324,7 +325,7 @@ pub fn compare_catalogues(old: &Catalogue, new: &Catalogue) -> CatalogueChanges 
 /// behaves like (`added`: names and the names they behave like) is no change of the rule.
 fn rule_fields(o: &Rule, r: &Rule, added: &[(String, String)]) -> Vec<FieldChange> {
     let value = |r: &Rule| {
-        let mut v = to_value(r.written.as_deref().unwrap_or(&r.def));
+        let mut v = to_value(mcpdesc_core::internal::rule_as_written(r));
         if let Some(map) = v.as_object_mut() {
             map.insert("applicability".into(), to_value(&r.applicability));
         }

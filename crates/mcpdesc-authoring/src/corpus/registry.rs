@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::document::{Document, Format, Limits};
-use crate::rules::Catalogue;
+use mcpdesc_core::Catalogue;
+use mcpdesc_document::{Document, Format, Limits};
 
 /// One registry check and every rule that fails it.
 #[derive(Debug, Clone, Serialize)]

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use mcpdesc_core::coverage::{self, CoverageNotes, NoteStatus, RowKind};
+use mcpdesc_authoring::coverage::{self, CoverageNotes, NoteStatus, RowKind};
 use mcpdesc_core::{Catalogue, RuleSet};
 
 const REQUIREMENTS_ENV: &str = "MCPDESC_REQUIREMENTS";

@@ -190,8 +190,8 @@ impl Folder {
     }
 
     /// `None` when `report` satisfies the folder's verdict, else why not.
-    pub fn judge(self, report: &crate::Report) -> Option<String> {
-        use crate::Severity;
+    pub fn judge(self, report: &mcpdesc_core::Report) -> Option<String> {
+        use mcpdesc_core::Severity;
         let count = |s: Severity| {
             report
                 .diagnostics
