@@ -249,7 +249,11 @@ rules:
     let cat = engine
         .releases()
         .for_value(&serde_json::json!({"mcpdesc": "0.8.0"}));
-    let docs = mcpdesc_core::corpus::pages::DocUrls::new(None);
+    assert_eq!(
+        report.diagnostics[0].url.as_deref(),
+        Some("https://acme.example/rules/acme.tool.name-prefix")
+    );
+    let docs = mcpdesc_core::DocUrls::new(None);
     assert_eq!(
         docs.url(cat, "acme.tool.name-prefix").as_deref(),
         Some("https://acme.example/rules/acme.tool.name-prefix")
