@@ -37,17 +37,21 @@ pub enum Command {
     /// Start an MCP server (or connect to one with `--url`), negotiate each protocol version
     /// and print what it offers in each as JSON (exit 0: no problem, 1: some report lists
     /// errors, 2: the server could not be reached at all).
+    #[cfg(feature = "live")]
     ProbeServer(crate::probe_cmd::ProbeServerArgs),
     /// Write a starting description of a live server (`--from-server`) from what it reports
     /// in each protocol version it negotiates, checked by the rules (exit 0: no errors, 1: the
     /// description has errors and is written anyway, 2: nothing could be written).
+    #[cfg(feature = "live")]
     Init(crate::init_cmd::InitArgs),
     /// Validate a description and check it against its running server in every protocol
     /// version it declares, validating every message exchanged too (exit codes as for
     /// `validate`; 2 also when the server cannot be started or never answers).
+    #[cfg(feature = "live")]
     CheckServer(crate::check_cmd::CheckServerArgs),
     /// Run the language server over standard input and output, for editors.
-    Server(crate::server::ServerArgs),
+    #[cfg(feature = "lsp")]
+    Server(crate::server_cmd::ServerArgs),
     /// Write a shell completion script to standard output.
     Completions(crate::rules_cmd::CompletionsArgs),
 }
@@ -77,14 +81,7 @@ pub fn engine(
     dirs: &[PathBuf],
     spec_version: Option<&str>,
 ) -> anyhow::Result<mcpdesc_core::Engine> {
-    let engine = if dirs.is_empty() {
-        mcpdesc_core::Engine::embedded()
-    } else {
-        mcpdesc_core::Engine::from_dirs(dirs)
-    }
-    // Kept as its type, so that callers can read each problem's position.
-    .map_err(anyhow::Error::from)?;
-    Ok(engine.with_spec_version(spec_version)?)
+    Ok(mcpdesc_project::engine::load(dirs, spec_version)?)
 }
 
 #[derive(Debug, clap::Args)]

@@ -7,14 +7,13 @@ mod github;
 mod json;
 pub(crate) mod junit;
 pub mod rules;
-pub(crate) mod safe;
+pub(crate) use mcpdesc_project::safe;
 mod sarif;
 mod text;
 
 use mcpdesc_core::corpus::pages;
 use mcpdesc_core::rules::CatalogueSet;
 use mcpdesc_core::{Catalogue, Diagnostic, LoadFailure, Severity};
-use serde::{Deserialize, Serialize};
 
 pub use github::github;
 pub use json::json;
@@ -22,21 +21,7 @@ pub use junit::junit;
 pub use sarif::sarif;
 pub use text::text;
 
-/// The output formats of `mcpdesc validate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OutputFormat {
-    /// Diagnostics with source excerpts, grouped by file, and a summary line.
-    Text,
-    /// The documented machine contract (`{"files": [...]}`).
-    Json,
-    /// SARIF 2.1.0, for code-scanning dashboards.
-    Sarif,
-    /// GitHub Actions workflow commands (`::error file=…::…`).
-    Github,
-    /// JUnit XML, one test suite per document.
-    Junit,
-}
+pub use mcpdesc_project::config::OutputFormat;
 
 /// The outcome for one input after suppressions, strictness and the baseline were applied.
 #[derive(Debug, Clone)]
@@ -78,18 +63,7 @@ impl FileResult {
 
 pub use mcpdesc_core::corpus::pages::DocUrls;
 
-/// Whether a link is an absolute URI (it starts with a scheme such as `https:`); the default
-/// links are paths in the repository, relative to its root.
-pub fn is_absolute_uri(link: &str) -> bool {
-    link.split_once(':').is_some_and(|(scheme, _)| {
-        // A single letter is a Windows drive, not a scheme.
-        scheme.len() > 1
-            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    })
-}
+pub use mcpdesc_project::doc_links::is_absolute_uri;
 
 /// Everything a renderer needs besides the results.
 pub struct RenderContext<'a> {
@@ -191,15 +165,6 @@ pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn absolute_links_have_a_scheme() {
-        assert!(is_absolute_uri("https://example.org/rules/x.md"));
-        assert!(is_absolute_uri("urn:example:rule"));
-        assert!(!is_absolute_uri("docs/rules/0.8.0/mcp/x.md"));
-        assert!(!is_absolute_uri("C:/rules/x.md"));
-        assert!(!is_absolute_uri("./a:b.md"));
-    }
 
     #[test]
     fn a_base_url_gets_the_layout_of_the_pages() {

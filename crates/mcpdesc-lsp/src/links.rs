@@ -11,7 +11,7 @@ use lsp_types::Uri;
 use mcpdesc_core::corpus::pages;
 use mcpdesc_core::{Catalogue, Engine};
 
-use crate::render::{is_absolute_uri, DocUrls};
+use mcpdesc_project::doc_links::{is_absolute_uri, DocUrls};
 
 #[derive(Debug, Default)]
 pub struct RuleLinks {
