@@ -13,14 +13,14 @@ use std::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
-// The command-line crate has no library target: its modules are compiled in as they are, with
-// the two items of the parent crate they name.
+// The live client keeps these modules private: they are compiled in as they are, with the two
+// items of the parent crate they name.
 #[allow(dead_code)]
-#[path = "../../crates/mcpdesc-cli/src/live/transport.rs"]
+#[path = "../../crates/mcpdesc-live/src/transport.rs"]
 mod transport;
 
 #[allow(dead_code)]
-#[path = "../../crates/mcpdesc-cli/src/live/http.rs"]
+#[path = "../../crates/mcpdesc-live/src/http.rs"]
 mod http;
 
 /// The connection timeouts `http` keeps (only for closing a session, not reached here).
@@ -32,11 +32,9 @@ struct Timeouts {
 
 /// The escaping `http` applies to a redirect's location (not reached here).
 #[allow(dead_code)]
-mod render {
-    pub mod safe {
-        pub fn escape(s: &str) -> std::borrow::Cow<'_, str> {
-            std::borrow::Cow::Borrowed(s)
-        }
+mod safe {
+    pub fn escape(s: &str) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Borrowed(s)
     }
 }
 

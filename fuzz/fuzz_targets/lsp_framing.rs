@@ -14,9 +14,9 @@ use libfuzzer_sys::fuzz_target;
 use lsp_server::{ErrorCode, Message, RequestId};
 use serde_json::Value;
 
-// The command-line crate has no library target: its transport module is compiled in as it is.
+// The language server keeps its transport module private: it is compiled in as it is.
 #[allow(dead_code)]
-#[path = "../../crates/mcpdesc-cli/src/server/transport.rs"]
+#[path = "../../crates/mcpdesc-lsp/src/transport.rs"]
 mod transport;
 
 use transport::{decode, read_frame, read_loop, skip_body, Frame};

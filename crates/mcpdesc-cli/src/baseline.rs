@@ -113,7 +113,7 @@ impl Baseline {
 }
 
 fn base_dir(path: &Path) -> PathBuf {
-    crate::config::absolute(
+    mcpdesc_project::config::absolute(
         path.parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new(".")),

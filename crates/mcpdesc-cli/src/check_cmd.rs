@@ -10,11 +10,11 @@ use mcpdesc_core::{Diagnostic, Document, Engine, Format, Report};
 use serde_json::Value;
 
 use crate::cli::RulesArgs;
-use crate::config::{self, ColorWhen, FailOn};
-use crate::findings::Policy;
-use crate::live::compare::{self, Description};
-use crate::live::{self, calls, Recorder};
 use crate::render::{self, DocUrls, FileResult, OutputFormat, RenderContext};
+use mcpdesc_live::compare::{self, Description};
+use mcpdesc_live::{self as live, calls, Recorder};
+use mcpdesc_project::config::{self, ColorWhen, FailOn};
+use mcpdesc_project::findings::Policy;
 
 #[derive(Debug, clap::Args)]
 pub struct CheckServerArgs {
@@ -84,7 +84,7 @@ pub struct CheckServerArgs {
 pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
     let target = args.server.target()?;
     let engine = args.rules.engine()?.with_limits(args.limits.limits());
-    let selection = crate::findings::selection(
+    let selection = mcpdesc_project::findings::selection(
         engine.catalogue(),
         &args.select,
         &args.ignore,
@@ -104,7 +104,7 @@ pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
     let bytes = crate::inputs::read_document(path, limits.max_input_bytes)
         .with_context(|| format!("cannot read {display}"))?;
     let checked = engine.validate_bytes(&bytes, format);
-    let text = crate::findings::source_text(bytes);
+    let text = mcpdesc_project::findings::source_text(bytes);
     let policy = Policy {
         catalogue: engine.catalogue(),
         selection: &selection,
@@ -206,7 +206,7 @@ fn projected(
     live_def: &live::LiveDef,
     mut reports: Vec<live::ServerReport>,
 ) -> Vec<live::ServerReport> {
-    let Ok(draft) = crate::init::draft(engine, &reports) else {
+    let Ok(draft) = mcpdesc_live::init::draft(engine, &reports) else {
         return reports;
     };
     let root = &draft.document;
@@ -276,7 +276,7 @@ fn example_findings(
                 continue;
             }
             let pos = doc.position(&f.pointer);
-            let severity = crate::suppress::cli_rules()
+            let severity = mcpdesc_project::suppress::cli_rules()
                 .find(|r| r.id == rule)
                 .map_or(mcpdesc_core::Severity::Error, |r| r.severity);
             out.push(mcpdesc_core::Diagnostic {

@@ -37,17 +37,21 @@ pub enum Command {
     /// Start an MCP server (or connect to one with `--url`), negotiate each protocol version
     /// and print what it offers in each as JSON (exit 0: no problem, 1: some report lists
     /// errors, 2: the server could not be reached at all).
+    #[cfg(feature = "live")]
     ProbeServer(crate::probe_cmd::ProbeServerArgs),
     /// Write a starting description of a live server (`--from-server`) from what it reports
     /// in each protocol version it negotiates, checked by the rules (exit 0: no errors, 1: the
     /// description has errors and is written anyway, 2: nothing could be written).
+    #[cfg(feature = "live")]
     Init(crate::init_cmd::InitArgs),
     /// Validate a description and check it against its running server in every protocol
     /// version it declares, validating every message exchanged too (exit codes as for
     /// `validate`; 2 also when the server cannot be started or never answers).
+    #[cfg(feature = "live")]
     CheckServer(crate::check_cmd::CheckServerArgs),
     /// Run the language server over standard input and output, for editors.
-    Server(crate::server::ServerArgs),
+    #[cfg(feature = "lsp")]
+    Server(crate::server_cmd::ServerArgs),
     /// Write a shell completion script to standard output.
     Completions(crate::rules_cmd::CompletionsArgs),
 }
@@ -79,31 +83,19 @@ impl RulesArgs {
     }
 }
 
-/// The engine of the releases in `dirs` (the embedded ones when empty), judging every
-/// document by the release of `spec_version` when given.
-pub fn engine(
-    dirs: &[PathBuf],
-    spec_version: Option<&str>,
-) -> anyhow::Result<mcpdesc_core::Engine> {
-    engine_extended(dirs, &[], spec_version)
-}
-
-/// As [`engine`], with the house rules of `extend` on top of every release.
+/// The engine of the releases in `dirs` (the embedded ones when empty) with the house rules
+/// of `extend` on top of every release, judging every document by the release of
+/// `spec_version` when given.
 pub fn engine_extended(
     dirs: &[PathBuf],
     extend: &[PathBuf],
     spec_version: Option<&str>,
 ) -> anyhow::Result<mcpdesc_core::Engine> {
-    let mut builder = mcpdesc_core::Engine::builder();
-    for dir in dirs {
-        builder = builder.rules_dir(dir);
-    }
-    for dir in extend {
-        builder = builder.house_rules(dir);
-    }
-    // Kept as its type, so that callers can read each problem's position.
-    let engine = builder.build().map_err(anyhow::Error::from)?;
-    Ok(engine.with_spec_version(spec_version)?)
+    Ok(mcpdesc_project::engine::load_extended(
+        dirs,
+        extend,
+        spec_version,
+    )?)
 }
 
 #[derive(Debug, clap::Args)]

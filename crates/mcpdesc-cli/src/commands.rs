@@ -24,9 +24,13 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             command: RulesCommand::Show(args),
         }
         | Command::Explain(args) => crate::rules_cmd::show(&args),
-        Command::Server(args) => crate::server::run(args),
+        #[cfg(feature = "lsp")]
+        Command::Server(args) => crate::server_cmd::run(args),
+        #[cfg(feature = "live")]
         Command::ProbeServer(args) => crate::probe_cmd::run(args),
+        #[cfg(feature = "live")]
         Command::Init(args) => crate::init_cmd::run(args),
+        #[cfg(feature = "live")]
         Command::CheckServer(args) => crate::check_cmd::run(args),
         Command::Completions(args) => crate::rules_cmd::completions(&args),
     }

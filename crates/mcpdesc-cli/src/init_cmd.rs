@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Context as _, Result};
 use mcpdesc_core::{Document, Format, Limits, Severity};
 
-use crate::live::{self, Target};
 use crate::render::safe;
+use mcpdesc_live::{self as live, Target};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
@@ -68,10 +68,10 @@ pub fn run(args: InitArgs) -> Result<ExitCode> {
             eprintln!("warning: MCP {}: {}", r.requested, safe::escape(e));
         }
     }
-    let draft = crate::init::draft(&engine, &reports)?;
+    let draft = mcpdesc_live::init::draft(&engine, &reports)?;
     let (text, format) = match args.format {
         OutputFormat::Yaml => {
-            let body = crate::init::to_yaml(&draft.document)
+            let body = mcpdesc_live::init::to_yaml(&draft.document)
                 .context("cannot write the description as YAML")?;
             (header(&target, &draft.versions) + &body, Format::Yaml)
         }

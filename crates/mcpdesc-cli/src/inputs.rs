@@ -255,7 +255,9 @@ pub fn expand(
     stdin_filename: Option<&str>,
     exclude: &[PathBuf],
 ) -> Result<Expansion> {
-    let keep = |p: &PathBuf| exclude.is_empty() || !exclude.contains(&crate::config::absolute(p));
+    let keep = |p: &PathBuf| {
+        exclude.is_empty() || !exclude.contains(&mcpdesc_project::config::absolute(p))
+    };
     let mut out = Expansion::default();
     let mut stdin = false;
     for arg in args {

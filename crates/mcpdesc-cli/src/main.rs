@@ -2,26 +2,26 @@
 
 mod allocator;
 mod baseline;
+#[cfg(feature = "live")]
 mod check_cmd;
 mod cli;
 mod commands;
-mod config;
 mod diff_cmd;
 mod docs_cmd;
-mod findings;
-mod init;
+#[cfg(feature = "live")]
 mod init_cmd;
 mod inputs;
 mod limit_args;
-mod live;
 mod output;
+#[cfg(feature = "live")]
 mod probe_cmd;
 mod render;
 mod reworded;
 mod rules_cmd;
-mod server;
+#[cfg(feature = "lsp")]
+mod server_cmd;
+#[cfg(feature = "live")]
 mod server_target;
-mod suppress;
 mod test_cmd;
 mod validate_cmd;
 

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
 
-use crate::live::{self, Recorder};
+use mcpdesc_live::{self as live, Recorder};
 
 #[derive(Debug, clap::Args)]
 pub struct ProbeServerArgs {

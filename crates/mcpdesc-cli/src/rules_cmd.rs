@@ -8,7 +8,7 @@ use mcpdesc_core::{Catalogue, Engine, Rule};
 
 use crate::cli::{Format, RulesArgs};
 use crate::render::{self, DocUrls};
-use crate::suppress::cli_rules;
+use mcpdesc_project::suppress::cli_rules;
 
 /// Which rules `rules list` shows.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::live::{Target, Timeouts};
+use mcpdesc_live::{Target, Timeouts};
 
 #[derive(Debug, clap::Args)]
 pub struct ServerTargetArgs {

@@ -11,16 +11,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcpdesc_core::{Engine, Format, LoadFailure, Severity};
+use mcpdesc_core::{Engine, LoadFailure, Severity};
 use rayon::prelude::*;
 
 use crate::baseline::{self, Baseline};
 use crate::cli::ValidateArgs;
-use crate::config::{self, ColorWhen, Config, Discovery, FailOn};
-use crate::findings::Policy;
 use crate::inputs::{self, Input, Source};
 use crate::render::{self, DocUrls, FileResult, OutputFormat, RenderContext};
-use crate::suppress;
+use mcpdesc_project::config::{self, ColorWhen, Config, Discovery, FailOn};
+use mcpdesc_project::findings::Policy;
+use mcpdesc_project::suppress;
 
 /// Output, profile, selection, suppression and baseline flags of `validate`. Each can also
 /// be set under `[validate]` in `mcpdesc.toml`; the command line wins.
@@ -107,28 +107,7 @@ pub struct ValidateOptions {
     pub write_baseline: bool,
 }
 
-/// What `--kind` says the inputs are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum InputKind {
-    /// By file extension.
-    Auto,
-    /// MCP Description documents (JSON or YAML).
-    Description,
-    /// Captures of MCP JSON-RPC traffic.
-    Traffic,
-}
-
-impl InputKind {
-    /// The format an input of this kind named `name` is read as.
-    pub fn format(self, name: &str) -> Format {
-        match (self, Format::from_path(name)) {
-            (InputKind::Traffic, _) => Format::Capture,
-            (InputKind::Description, Format::Capture) => Format::Json,
-            (_, format) => format,
-        }
-    }
-}
+pub use mcpdesc_project::config::InputKind;
 
 /// The flags after merging the configuration file's defaults.
 struct Settings {
@@ -207,12 +186,14 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         // A capture that never says its version is judged in the one asked for.
         .with_traffic_version(s.versions.first().cloned());
     let selection =
-        crate::findings::selection(engine.catalogue(), &s.select, &s.ignore, &s.versions)
+        mcpdesc_project::findings::selection(engine.catalogue(), &s.select, &s.ignore, &s.versions)
             .map_err(anyhow::Error::msg)?;
     let engine = engine.with_selection(selection.clone());
     let cat = engine.catalogue();
     // Rules the command line reports itself are selected by the same patterns.
-    let cli_ids: Vec<&str> = crate::suppress::cli_rules().map(|r| r.id).collect();
+    let cli_ids: Vec<&str> = mcpdesc_project::suppress::cli_rules()
+        .map(|r| r.id)
+        .collect();
     for pattern in selection.unmatched(cat, &cli_ids) {
         eprintln!(
             "warning: `{}` (select or ignore) matches no rule of the catalogue",
@@ -401,7 +382,7 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>, kind: InputKind) 
     let report = engine.validate_bytes(&bytes, kind.format(&input.display));
     // The text is kept for excerpts and suppressions only; a clean document's is dropped
     // here rather than copied, which matters for large documents in large batches.
-    let text = crate::findings::source_text(bytes);
+    let text = mcpdesc_project::findings::source_text(bytes);
     let needed = !report.diagnostics.is_empty()
         || report.load_error.is_some()
         || text.contains(suppress::SUPPRESS_KEY);

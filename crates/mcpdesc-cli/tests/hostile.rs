@@ -1688,6 +1688,7 @@ fn terminal_controls_in_rule_pages() {
 
 /// A server listing 100,000 tools of which the description declares five: each other one is
 /// reported once. Lining the server's entries up by key was quadratic (200,000 tools: 66 s).
+#[cfg(feature = "live")]
 #[test]
 fn a_server_listing_a_hundred_thousand_undescribed_tools() {
     let s = Scratch::new();

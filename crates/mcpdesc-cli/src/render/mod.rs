@@ -7,14 +7,13 @@ mod github;
 mod json;
 pub(crate) mod junit;
 pub mod rules;
-pub(crate) mod safe;
+pub(crate) use mcpdesc_project::safe;
 mod sarif;
 mod text;
 
 use mcpdesc_core::internal::release_dir;
 use mcpdesc_core::rules::CatalogueSet;
 use mcpdesc_core::{Catalogue, Diagnostic, LoadFailure, Severity};
-use serde::{Deserialize, Serialize};
 
 pub use github::github;
 pub use json::json;
@@ -22,21 +21,7 @@ pub use junit::junit;
 pub use sarif::sarif;
 pub use text::text;
 
-/// The output formats of `mcpdesc validate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OutputFormat {
-    /// Diagnostics with source excerpts, grouped by file, and a summary line.
-    Text,
-    /// The documented machine contract (`{"files": [...]}`).
-    Json,
-    /// SARIF 2.1.0, for code-scanning dashboards.
-    Sarif,
-    /// GitHub Actions workflow commands (`::error file=…::…`).
-    Github,
-    /// JUnit XML, one test suite per document.
-    Junit,
-}
+pub use mcpdesc_project::config::OutputFormat;
 
 /// The outcome for one input after suppressions, strictness and the baseline were applied.
 #[derive(Debug, Clone)]
@@ -77,8 +62,6 @@ impl FileResult {
 }
 
 pub use mcpdesc_core::DocUrls;
-
-pub use mcpdesc_core::internal::is_absolute_uri;
 
 /// Everything a renderer needs besides the results.
 pub struct RenderContext<'a> {
@@ -180,15 +163,6 @@ pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn absolute_links_have_a_scheme() {
-        assert!(is_absolute_uri("https://example.org/rules/x.md"));
-        assert!(is_absolute_uri("urn:example:rule"));
-        assert!(!is_absolute_uri("docs/rules/0.8.0/mcp/x.md"));
-        assert!(!is_absolute_uri("C:/rules/x.md"));
-        assert!(!is_absolute_uri("./a:b.md"));
-    }
 
     #[test]
     fn a_base_url_gets_the_layout_of_the_pages() {

@@ -8,7 +8,7 @@ use mcpdesc_core::{Catalogue, Diagnostic, Rule, Severity};
 use serde_json::{json, Map, Value};
 
 use super::{safe, FileResult, RenderContext};
-use crate::suppress::cli_rules;
+use mcpdesc_project::suppress::cli_rules;
 
 const SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";

@@ -33,7 +33,7 @@ pub struct CliRule {
 
 /// Every rule the command line reports itself (documented in `docs/cli.md`).
 pub fn cli_rules() -> impl Iterator<Item = &'static CliRule> {
-    SUPPRESSION_RULES.iter().chain(crate::live::RULES)
+    SUPPRESSION_RULES.iter().chain(crate::live_rules::RULES)
 }
 
 /// Whether the command line, not the catalogue, reports rule `id`.

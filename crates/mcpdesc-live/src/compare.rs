@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use super::rules as ids;
 use super::ServerReport;
-use crate::render::safe;
+use crate::safe;
 
 /// Longest excerpt of a server's value quoted in a message, in characters.
 const EXCERPT_CHARS: usize = 200;

@@ -19,12 +19,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use mcpdesc_core::Severity;
-use serde::Deserialize;
+use mcpdesc_core::{Format, Severity};
+use serde::{Deserialize, Serialize};
 
-use crate::render::OutputFormat;
 use crate::suppress::rule_matches;
 
 /// The configuration file's name.
@@ -52,7 +50,7 @@ pub struct Defaults {
     pub protocol_versions: Option<Vec<String>>,
     pub docs_base_url: Option<String>,
     /// `description`, `traffic` or `auto`, as `--kind`.
-    pub kind: Option<crate::validate_cmd::InputKind>,
+    pub kind: Option<InputKind>,
     /// Rules directory, relative to the configuration file.
     pub rules: Option<PathBuf>,
     /// House-rules directories applied on top of the releases, relative to the
@@ -66,8 +64,50 @@ pub struct Defaults {
     pub allow_empty_input: Option<bool>,
 }
 
+/// The output formats of `mcpdesc validate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum OutputFormat {
+    /// Diagnostics with source excerpts, grouped by file, and a summary line.
+    Text,
+    /// The documented machine contract (`{"files": [...]}`).
+    Json,
+    /// SARIF 2.1.0, for code-scanning dashboards.
+    Sarif,
+    /// GitHub Actions workflow commands (`::error file=…::…`).
+    Github,
+    /// JUnit XML, one test suite per document.
+    Junit,
+}
+
+/// What `--kind` says the inputs are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum InputKind {
+    /// By file extension.
+    Auto,
+    /// MCP Description documents (JSON or YAML).
+    Description,
+    /// Captures of MCP JSON-RPC traffic.
+    Traffic,
+}
+
+impl InputKind {
+    /// The format an input of this kind named `name` is read as.
+    pub fn format(self, name: &str) -> Format {
+        match (self, Format::from_path(name)) {
+            (InputKind::Traffic, _) => Format::Capture,
+            (InputKind::Description, Format::Capture) => Format::Json,
+            (_, format) => format,
+        }
+    }
+}
+
 /// When to colour the text output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum ColorWhen {
     /// On a terminal, unless `NO_COLOR` is set.
@@ -77,7 +117,8 @@ pub enum ColorWhen {
 }
 
 /// The lowest severity that makes `validate` exit 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     Error,
@@ -105,6 +146,32 @@ struct PathIgnore {
     reason: Option<String>,
 }
 
+/// Why a configuration file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid {}", path.display())]
+    Invalid {
+        path: PathBuf,
+        #[source]
+        source: toml::de::Error,
+    },
+    #[error("{}: bad path pattern `{pattern}`", path.display())]
+    BadPattern {
+        path: PathBuf,
+        pattern: String,
+        #[source]
+        source: globset::Error,
+    },
+    #[error(transparent)]
+    Patterns(#[from] globset::Error),
+}
+
 /// A loaded configuration file.
 #[derive(Debug)]
 pub struct Config {
@@ -115,11 +182,15 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn load(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let file: ConfigFile =
-            toml::from_str(&text).with_context(|| format!("invalid {}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let file: ConfigFile = toml::from_str(&text).map_err(|source| ConfigError::Invalid {
+            path: path.to_owned(),
+            source,
+        })?;
         let dir = absolute(path.parent().unwrap_or(Path::new(".")));
         let mut ignores = Vec::new();
         for ig in file.ignore {
@@ -128,7 +199,11 @@ impl Config {
                 let glob = GlobBuilder::new(p.trim_start_matches("./"))
                     .literal_separator(true)
                     .build()
-                    .with_context(|| format!("{}: bad path pattern `{p}`", path.display()))?;
+                    .map_err(|source| ConfigError::BadPattern {
+                        path: path.to_owned(),
+                        pattern: p.clone(),
+                        source,
+                    })?;
                 set.add(glob);
             }
             ignores.push((set.build()?, ig.rules));
@@ -174,7 +249,7 @@ pub struct Discovery {
 
 impl Discovery {
     /// The configuration for documents in `dir` (absolute).
-    pub fn for_dir(&mut self, dir: &Path) -> Result<Option<Arc<Config>>> {
+    pub fn for_dir(&mut self, dir: &Path) -> Result<Option<Arc<Config>>, ConfigError> {
         if let Some(found) = self.cache.get(dir) {
             return Ok(found.clone());
         }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::live::{LiveDef, ServerReport};
+use crate::{LiveDef, ServerReport};
 
 /// Everything the negotiated versions reported; every per-version vector is indexed like
 /// `versions`.

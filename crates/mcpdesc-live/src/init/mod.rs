@@ -11,11 +11,10 @@ mod observed;
 mod repair;
 mod yaml;
 
-use anyhow::{bail, Context as _, Result};
 use mcpdesc_core::{Catalogue, Engine};
 use serde_json::Value;
 
-use crate::live::ServerReport;
+use crate::ServerReport;
 
 pub use yaml::to_yaml;
 
@@ -26,16 +25,29 @@ pub struct Draft {
     pub versions: Vec<String>,
 }
 
+/// Why no description could be drafted.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error("the catalogue has no `live` section")]
+    NoLiveSection,
+    #[error(
+        "the catalogue's `live` section has no `init`: it does not say how to make a description"
+    )]
+    NoInit,
+    #[error("the catalogue has no `spec-version-pointer`: it does not say where a description names its specification version")]
+    NoSpecVersionPointer,
+    #[error("the catalogue's root scope `{0}` is not one root member")]
+    RootScope(String),
+    #[error("the server negotiated none of the protocol versions asked for")]
+    NoVersion,
+}
+
 /// The description of the server that gave `reports`; an error when it negotiated no
 /// version at all.
-pub fn draft(engine: &Engine, reports: &[ServerReport]) -> Result<Draft> {
+pub fn draft(engine: &Engine, reports: &[ServerReport]) -> Result<Draft, InitError> {
     let cat = engine.catalogue();
     let shape = shape(cat)?;
-    let live = cat
-        .def
-        .live
-        .as_ref()
-        .context("the catalogue has no `live` section")?;
+    let live = cat.def.live.as_ref().ok_or(InitError::NoLiveSection)?;
     let drop = live
         .init
         .as_ref()
@@ -45,7 +57,7 @@ pub fn draft(engine: &Engine, reports: &[ServerReport]) -> Result<Draft> {
     let order: Vec<&str> = cat.versions.iter().map(|(_, name)| name).collect();
     let mut observed = observed::Observed::new(live, drop, &order, reports);
     if observed.versions.is_empty() {
-        bail!("the server negotiated none of the protocol versions asked for");
+        return Err(InitError::NoVersion);
     }
     let document = repair::settle(engine, &shape, &mut observed);
     Ok(Draft {
@@ -55,17 +67,13 @@ pub fn draft(engine: &Engine, reports: &[ServerReport]) -> Result<Draft> {
 }
 
 /// Where the parts of a description go, from the catalogue.
-fn shape(cat: &Catalogue) -> Result<build::Shape> {
-    let live = cat
-        .def
-        .live
-        .as_ref()
-        .context("the catalogue has no `live` section")?;
+fn shape(cat: &Catalogue) -> Result<build::Shape, InitError> {
+    let live = cat.def.live.as_ref().ok_or(InitError::NoLiveSection)?;
     let Some(init) = live.init.as_ref() else {
-        bail!("the catalogue's `live` section has no `init`: it does not say how to make a description");
+        return Err(InitError::NoInit);
     };
     let Some(spec_pointer) = cat.def.spec_version_pointer.clone() else {
-        bail!("the catalogue has no `spec-version-pointer`: it does not say where a description names its specification version");
+        return Err(InitError::NoSpecVersionPointer);
     };
     // The root scope is a JSONPath; a description writes it as one root member.
     let Some(root_versions) = cat
@@ -75,10 +83,7 @@ fn shape(cat: &Catalogue) -> Result<build::Shape> {
         .strip_prefix("$.")
         .filter(|m| !m.contains(['.', '[']))
     else {
-        bail!(
-            "the catalogue's root scope `{}` is not one root member",
-            cat.def.scope.root
-        );
+        return Err(InitError::RootScope(cat.def.scope.root.clone()));
     };
     Ok(build::Shape {
         spec_pointer,

@@ -72,11 +72,12 @@ fn escape_except(s: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
 /// characters serde_json leaves raw (DEL, C1, bidirectional controls, U+2028/U+2029) are
 /// written as `\uXXXX` escapes: a consumer decodes the very same strings, and the bytes are
 /// harmless on a terminal.
-pub fn to_json_pretty<T: ?Sized + Serialize>(value: &T) -> anyhow::Result<String> {
+pub fn to_json_pretty<T: ?Sized + Serialize>(value: &T) -> Result<String, serde_json::Error> {
     let mut buf = Vec::with_capacity(256);
     let mut ser = serde_json::Serializer::with_formatter(&mut buf, SafeFormatter::default());
     value.serialize(&mut ser)?;
-    Ok(String::from_utf8(buf)?)
+    String::from_utf8(buf)
+        .map_err(|e| serde_json::Error::io(io::Error::new(io::ErrorKind::InvalidData, e)))
 }
 
 /// The pretty formatter with the escaping of [`to_json_pretty`].

@@ -13,8 +13,10 @@ use mcpdesc_core::{Diagnostic, Document, Engine, Limits, Selection, Severity};
 use super::links::RuleLinks;
 use super::settings::{Settings, StartupOptions};
 use super::text::Text;
-use crate::config::{self, Config, Discovery};
-use crate::findings::Policy;
+use mcpdesc_project::config::{self, Config, Discovery};
+use mcpdesc_project::engine::EngineError;
+use mcpdesc_project::error_text::with_causes;
+use mcpdesc_project::findings::Policy;
 
 /// What the loop asks of the worker.
 pub enum Job {
@@ -177,7 +179,7 @@ impl Worker {
                 None => return Ok(None),
             },
         };
-        self.discovery.for_dir(&dir).map_err(|e| format!("{e:#}"))
+        self.discovery.for_dir(&dir).map_err(|e| with_causes(&e))
     }
 
     fn check(&mut self, job: CheckJob) -> Checked {
@@ -308,14 +310,15 @@ fn mentions_spec_version(engine: &Engine, text: &str, name: &str) -> bool {
 
 /// The engine, selection and rule-page links of one combination of settings.
 fn build(settings: &Settings, limits: &Limits) -> Result<Built, RuleError> {
-    let engine = match crate::cli::engine(&settings.rules, settings.spec_version.as_deref()) {
-        Ok(e) => e,
-        Err(e) => return Err(rule_error(&e, &settings.rules)),
-    };
+    let engine =
+        match mcpdesc_project::engine::load(&settings.rules, settings.spec_version.as_deref()) {
+            Ok(e) => e,
+            Err(e) => return Err(rule_error(&e, &settings.rules)),
+        };
     let engine = engine
         .with_limits(limits.clone())
         .with_traffic_version(settings.versions.first().cloned());
-    let selection = crate::findings::selection(
+    let selection = mcpdesc_project::findings::selection(
         engine.catalogue(),
         &settings.select,
         &settings.ignore,
@@ -325,7 +328,9 @@ fn build(settings: &Settings, limits: &Limits) -> Result<Built, RuleError> {
         message,
         problems: Vec::new(),
     })?;
-    let cli_ids: Vec<&str> = crate::suppress::cli_rules().map(|r| r.id).collect();
+    let cli_ids: Vec<&str> = mcpdesc_project::suppress::cli_rules()
+        .map(|r| r.id)
+        .collect();
     let warnings: Arc<[String]> = selection
         .unmatched(engine.catalogue(), &cli_ids)
         .into_iter()
@@ -346,9 +351,12 @@ fn build(settings: &Settings, limits: &Limits) -> Result<Built, RuleError> {
 }
 
 /// A rule-loading failure with each problem's file resolved against the rules directories.
-fn rule_error(e: &anyhow::Error, dirs: &[PathBuf]) -> RuleError {
-    let problems = e
-        .downcast_ref::<mcpdesc_core::RuleLoadError>()
+fn rule_error(e: &EngineError, dirs: &[PathBuf]) -> RuleError {
+    let load = match e {
+        EngineError::Load(load) => Some(load),
+        EngineError::Version(_) => None,
+    };
+    let problems = load
         .map(|load| {
             load.problems
                 .iter()
@@ -364,7 +372,10 @@ fn rule_error(e: &anyhow::Error, dirs: &[PathBuf]) -> RuleError {
         })
         .unwrap_or_default();
     RuleError {
-        message: format!("the rules could not be loaded, so no document is checked: {e:#}"),
+        message: format!(
+            "the rules could not be loaded, so no document is checked: {}",
+            with_causes(e)
+        ),
         problems,
     }
 }

@@ -16,7 +16,7 @@ use super::diagnostics::{catalogue_of, range_of, FindingData};
 use super::edits::{self, Edit};
 use super::text::Text;
 use super::worker::Checked;
-use crate::suppress::{is_cli_rule, SUPPRESS_KEY};
+use mcpdesc_project::suppress::{is_cli_rule, SUPPRESS_KEY};
 
 /// What a new suppression says until its author writes the real reason.
 pub const REASON_PLACEHOLDER: &str = "TODO: say why this finding does not apply";
@@ -212,7 +212,7 @@ fn narrow_scope(
     let place = if decl.is_empty() {
         "the document".to_owned()
     } else {
-        format!("`{}`", crate::render::safe::escape(decl))
+        format!("`{}`", mcpdesc_project::safe::escape(decl))
     };
     Some(Action {
         title: format!("Limit {place} to MCP {} ({member})", names.join(", ")),

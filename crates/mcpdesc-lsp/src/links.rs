@@ -11,7 +11,8 @@ use lsp_types::Uri;
 use mcpdesc_authoring::corpus::pages;
 use mcpdesc_core::{Catalogue, Engine};
 
-use crate::render::{is_absolute_uri, DocUrls};
+use mcpdesc_core::internal::is_absolute_uri;
+use mcpdesc_core::DocUrls;
 
 #[derive(Debug, Default)]
 pub struct RuleLinks {

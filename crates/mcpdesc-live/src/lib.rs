@@ -1,5 +1,6 @@
-//! Talking MCP to a running server: start it (or connect to it), negotiate each protocol
-//! version in turn, and list what it offers, keeping every message as a capture.
+//! Talking MCP to a running server: start it (or connect to it) over stdio or Streamable
+//! HTTP, negotiate each protocol version in turn, and list what it offers, keeping every
+//! message as a capture; and drafting a description from what it reported ([`init`]).
 //!
 //! The session code never judges the server: the reports are plain data, which [`compare`]
 //! lines up with a description, and the capture is for the traffic rules.
@@ -7,11 +8,15 @@
 pub mod calls;
 pub mod compare;
 mod http;
+pub mod init;
 mod record;
-pub mod rules;
 mod session;
 mod stdio;
 mod transport;
+
+// The transports' modules name it from the crate root, so that they can be compiled alone.
+pub use mcpdesc_project::live_rules as rules;
+use mcpdesc_project::safe;
 
 use std::ffi::OsString;
 use std::time::Duration;
@@ -108,10 +113,6 @@ pub enum LiveError {
 
 /// Probes the server once per version (a fresh process or HTTP connection each time: a
 /// stdio server serves one handshake per process) and reports what each negotiation found.
-#[allow(
-    dead_code,
-    reason = "for callers that compare reports and keep no capture (check-server, init --from-server)"
-)]
 pub fn probe(
     live: &LiveDef,
     target: &Target,

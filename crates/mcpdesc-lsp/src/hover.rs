@@ -10,7 +10,7 @@ use mcpdesc_core::Catalogue;
 
 use super::diagnostics::{catalogue_of, message, range_of};
 use super::worker::Checked;
-use crate::render::safe;
+use mcpdesc_project::safe;
 
 fn contains(range: Range, pos: Position) -> bool {
     range.start <= pos && (pos < range.end || range.start == range.end && pos == range.start)

@@ -120,9 +120,7 @@ impl HttpTransport {
                     };
                     return Err(TransportError::Http(format!(
                         "HTTP {status} to {}; {why}",
-                        crate::render::safe::escape(
-                            &location.chars().take(300).collect::<String>()
-                        )
+                        crate::safe::escape(&location.chars().take(300).collect::<String>())
                     )));
                 }
             }

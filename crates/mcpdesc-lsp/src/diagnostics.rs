@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::locate;
 use super::text::Text;
 use super::worker::{Checked, RuleError};
-use crate::render::safe;
+use mcpdesc_project::safe;
 
 /// The finding a diagnostic stands for, carried in its `data`.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -23,7 +23,8 @@ fn relevant(path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    name == crate::config::FILE_NAME || [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e))
+    name == mcpdesc_project::config::FILE_NAME
+        || [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e))
 }
 
 impl Watch {

@@ -1,4 +1,5 @@
-//! `mcpdesc server`: the Language Server Protocol over standard input and output.
+//! The language server of `mcpdesc server`: the Language Server Protocol over standard input
+//! and output, checking each open document as `mcpdesc validate` would.
 //!
 //! One thread reads messages (`transport`, with a ceiling), this module's loop answers them,
 //! and one worker validates. The loop never validates: it keeps each open document's text,
@@ -25,7 +26,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context as _, Result};
 use crossbeam_channel::{select, Receiver, Sender};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{self as notif, Notification as _};
@@ -38,48 +38,68 @@ use lsp_types::{
 };
 use serde_json::Value;
 
-use crate::config::{self, Config};
+use mcpdesc_core::Limits;
+use mcpdesc_project::config::{self, Config, ConfigError};
+use mcpdesc_project::engine::EngineError;
+use mcpdesc_project::safe;
 use settings::{EditorOptions, StartupOptions};
 use text::Text;
 use worker::{CheckJob, Checked, Job, RuleError};
 
-/// Arguments of `mcpdesc server`.
-#[derive(Debug, clap::Args)]
-pub struct ServerArgs {
-    #[command(flatten)]
-    pub rules: crate::cli::RulesArgs,
-    /// Use this configuration file for every document instead of discovering `mcpdesc.toml`.
-    #[arg(long, value_name = "FILE")]
+/// How the server is started: the settings of its command line.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Rules directories; the embedded catalogue when empty.
+    pub rules: Vec<PathBuf>,
+    /// The specification version whose release judges every document.
+    pub spec_version: Option<String>,
+    /// One configuration file for every document instead of discovering `mcpdesc.toml`.
     pub config: Option<PathBuf>,
     /// Ignore every `mcpdesc.toml`.
-    #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
     /// How long at most an edit in a burst waits for the burst to pause before the document
-    /// is checked again, in milliseconds (never longer than the document's last check took);
-    /// an edit after a longer pause is checked at once.
-    #[arg(long, value_name = "MS", default_value_t = 150)]
-    pub debounce_ms: u64,
-    /// Talk over standard input and output (the only transport; accepted for editors that
-    /// pass it).
-    #[arg(long)]
-    pub stdio: bool,
-    #[command(flatten)]
-    pub limits: crate::limit_args::LimitArgs,
+    /// is checked again (never longer than the document's last check took); the editor's
+    /// `debounceMs` wins.
+    pub debounce: Duration,
+    pub limits: Limits,
+    /// Called once the rules are known to load, before the editor is answered. The binary
+    /// owns the global allocator, so it passes the switch that makes it return freed memory
+    /// at once: what each check of a large document frees then goes back to the system
+    /// rather than adding to the next check's peak.
+    pub on_start: Option<fn()>,
 }
 
-/// Runs the server until the client asks it to exit.
-pub fn run(args: ServerArgs) -> Result<ExitCode> {
-    let explicit = match &args.config {
+/// Why the server stopped without the editor asking it to.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Rules(#[from] EngineError),
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error("answering `initialize`")]
+    Initialize(#[source] lsp_server::ProtocolError),
+    #[error("the validation thread stopped")]
+    WorkerStopped,
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Runs the server until the client asks it to exit; the process's exit code: 0 after
+/// `shutdown`, else 1.
+pub fn run(options: Options) -> Result<ExitCode, ServerError> {
+    let explicit = match &options.config {
         Some(path) => Some(Arc::new(Config::load(path)?)),
         None => None,
     };
     // Fail before talking to the editor when the command line's own rules are broken.
-    crate::cli::engine(&args.rules.rules, args.rules.spec_version.as_deref())?;
-    // A long-running process: what each check of a large document frees goes back to the
-    // system at once, rather than adding to the next check's peak.
-    crate::allocator::return_freed_memory_at_once();
+    mcpdesc_project::engine::load(&options.rules, options.spec_version.as_deref())?;
+    if let Some(on_start) = options.on_start {
+        on_start();
+    }
 
-    let limits = args.limits.limits();
+    let limits = options.limits.clone();
     let limit = usize::try_from(limits.max_input_bytes).unwrap_or(usize::MAX);
     let (connection, io_threads) = transport::stdio(limit);
     let capabilities = serde_json::to_value(capabilities())?;
@@ -98,7 +118,7 @@ pub fn run(args: ServerArgs) -> Result<ExitCode> {
     });
     connection
         .initialize_finish(id, result)
-        .context("answering `initialize`")?;
+        .map_err(ServerError::Initialize)?;
 
     let (editor, option_problems) = EditorOptions::read(params.initialization_options.as_ref());
     if !option_problems.is_empty() {
@@ -117,17 +137,14 @@ pub fn run(args: ServerArgs) -> Result<ExitCode> {
         );
     }
     let root = workspace_root(&params);
-    let debounce = Duration::from_millis(editor.debounce_ms.unwrap_or(args.debounce_ms));
+    let debounce = editor
+        .debounce_ms
+        .map_or(options.debounce, Duration::from_millis);
     let startup = Arc::new(StartupOptions {
-        rules: args
-            .rules
-            .rules
-            .iter()
-            .map(|d| config::absolute(d))
-            .collect(),
-        spec_version: args.rules.spec_version.clone(),
+        rules: options.rules.iter().map(|d| config::absolute(d)).collect(),
+        spec_version: options.spec_version.clone(),
         config: explicit,
-        no_config: args.no_config,
+        no_config: options.no_config,
         root,
         limits,
         debounce,
@@ -272,7 +289,7 @@ impl Server {
         connection: &Connection,
         results: &Receiver<Checked>,
         watch_events: &Receiver<()>,
-    ) -> Result<ExitCode> {
+    ) -> Result<ExitCode, ServerError> {
         let mut shut_down = false;
         let exit = |shut_down: bool| Ok(ExitCode::from(if shut_down { 0 } else { 1 }));
         loop {
@@ -311,7 +328,7 @@ impl Server {
                 }
                 recv(results) -> checked => match checked {
                     Ok(checked) => self.on_checked(checked),
-                    Err(_) => anyhow::bail!("the validation thread stopped"),
+                    Err(_) => return Err(ServerError::WorkerStopped),
                 },
                 recv(watch_events) -> _ => {
                     self.reload_at = Some(Instant::now() + RELOAD_DELAY);
@@ -443,8 +460,8 @@ impl Server {
             typ: MessageType::ERROR,
             message: format!(
                 "mcpdesc: an edit of {} could not be applied ({}); its findings are withdrawn until the file is opened again",
-                crate::render::safe::escape(uri.as_str()),
-                crate::render::safe::escape(why)
+                safe::escape(uri.as_str()),
+                safe::escape(why)
             ),
         });
     }
@@ -522,7 +539,7 @@ impl Server {
             if self.shown_warnings.insert(w.clone()) {
                 self.notify::<notif::ShowMessage>(ShowMessageParams {
                     typ: MessageType::WARNING,
-                    message: format!("mcpdesc: {}", crate::render::safe::escape(w)),
+                    message: format!("mcpdesc: {}", safe::escape(w)),
                 });
             }
         }
@@ -537,10 +554,7 @@ impl Server {
             if self.shown_errors.insert(e.message.clone()) {
                 self.notify::<notif::ShowMessage>(ShowMessageParams {
                     typ: MessageType::ERROR,
-                    message: format!(
-                        "mcpdesc: {}",
-                        crate::render::safe::escape_multiline(&e.message)
-                    ),
+                    message: format!("mcpdesc: {}", safe::escape_multiline(&e.message)),
                 });
             }
         } else {

@@ -9,8 +9,7 @@ use std::time::Duration;
 use mcpdesc_core::Limits;
 use serde::Deserialize;
 
-use crate::config::Config;
-use crate::validate_cmd::InputKind;
+use mcpdesc_project::config::{Config, InputKind};
 
 /// What holds for every document of a session.
 pub struct StartupOptions {

@@ -61,7 +61,7 @@ fn needs_json_quotes(s: &str) -> bool {
         || matches!(s, "~" | "Null" | "NULL" | "null")
         // Terminal and bidirectional controls are written as escapes, which only a
         // double-quoted scalar has.
-        || s.contains(crate::render::safe::is_unsafe)
+        || s.contains(crate::safe::is_unsafe)
 }
 
 fn plain(text: &str) -> Yaml<'static> {
@@ -70,7 +70,7 @@ fn plain(text: &str) -> Yaml<'static> {
 
 /// A double-quoted scalar: JSON's string escapes are all YAML double-quoted escapes too.
 fn quoted(s: &str) -> Yaml<'static> {
-    let json = crate::render::safe::to_json_pretty(s).unwrap_or_default();
+    let json = crate::safe::to_json_pretty(s).unwrap_or_default();
     let inner = &json[1..json.len() - 1];
     Yaml::Representation(
         Cow::Owned(inner.to_owned()),
@@ -98,7 +98,7 @@ mod tests {
                            "k\u{202e}": "v"});
         let text = to_yaml(&value).unwrap();
         assert!(
-            !text.contains(|c| c != '\n' && crate::render::safe::is_unsafe(c)),
+            !text.contains(|c| c != '\n' && crate::safe::is_unsafe(c)),
             "{text:?}"
         );
         assert_eq!(round_trip(&value), value);
