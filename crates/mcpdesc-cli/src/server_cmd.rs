@@ -34,6 +34,7 @@ pub struct ServerArgs {
 pub fn run(args: ServerArgs) -> Result<ExitCode> {
     let options = mcpdesc_lsp::Options {
         rules: args.rules.rules,
+        extend_rules: args.rules.extend_rules,
         spec_version: args.rules.spec_version,
         config: args.config,
         no_config: args.no_config,

@@ -51,6 +51,8 @@ use worker::{CheckJob, Checked, Job, RuleError};
 pub struct Options {
     /// Rules directories; the embedded catalogue when empty.
     pub rules: Vec<PathBuf>,
+    /// House-rule directories applied on top of every release, as `--extend-rules`.
+    pub extend_rules: Vec<PathBuf>,
     /// The specification version whose release judges every document.
     pub spec_version: Option<String>,
     /// One configuration file for every document instead of discovering `mcpdesc.toml`.
@@ -94,7 +96,11 @@ pub fn run(options: Options) -> Result<ExitCode, ServerError> {
         None => None,
     };
     // Fail before talking to the editor when the command line's own rules are broken.
-    mcpdesc_project::engine::load(&options.rules, options.spec_version.as_deref())?;
+    mcpdesc_project::engine::load_extended(
+        &options.rules,
+        &options.extend_rules,
+        options.spec_version.as_deref(),
+    )?;
     if let Some(on_start) = options.on_start {
         on_start();
     }
@@ -142,6 +148,9 @@ pub fn run(options: Options) -> Result<ExitCode, ServerError> {
         .map_or(options.debounce, Duration::from_millis);
     let startup = Arc::new(StartupOptions {
         rules: options.rules.iter().map(|d| config::absolute(d)).collect(),
+        extend_rules: (options.extend_rules.iter())
+            .map(|d| config::absolute(d))
+            .collect(),
         spec_version: options.spec_version.clone(),
         config: explicit,
         no_config: options.no_config,

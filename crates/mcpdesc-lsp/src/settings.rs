@@ -14,6 +14,7 @@ use mcpdesc_project::config::{Config, InputKind};
 /// What holds for every document of a session.
 pub struct StartupOptions {
     pub rules: Vec<PathBuf>,
+    pub extend_rules: Vec<PathBuf>,
     pub spec_version: Option<String>,
     /// `--config FILE`: one configuration for every document.
     pub config: Option<Arc<Config>>,
@@ -32,6 +33,8 @@ pub struct StartupOptions {
 pub struct EditorOptions {
     /// Rules directories, as `--rules`.
     pub rules: Vec<PathBuf>,
+    /// House-rule directories, as `--extend-rules`.
+    pub extend_rules: Vec<PathBuf>,
     pub spec_version: Option<String>,
     pub strict: Option<bool>,
     pub select: Option<Vec<String>>,
@@ -77,6 +80,7 @@ impl EditorOptions {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Settings {
     pub rules: Vec<PathBuf>,
+    pub extend_rules: Vec<PathBuf>,
     pub spec_version: Option<String>,
     pub select: Vec<String>,
     pub ignore: Vec<String>,
@@ -98,10 +102,18 @@ impl Settings {
         } else {
             d.rules.into_iter().collect()
         };
+        let extend_rules = if !startup.extend_rules.is_empty() {
+            startup.extend_rules.clone()
+        } else if !e.extend_rules.is_empty() {
+            e.extend_rules.clone()
+        } else {
+            d.extend_rules.clone().unwrap_or_default()
+        };
         let mut ignore = d.ignore.unwrap_or_default();
         ignore.extend(e.ignore.iter().flatten().cloned());
         Settings {
             rules,
+            extend_rules,
             spec_version: startup
                 .spec_version
                 .clone()

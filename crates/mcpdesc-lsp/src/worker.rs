@@ -310,11 +310,14 @@ fn mentions_spec_version(engine: &Engine, text: &str, name: &str) -> bool {
 
 /// The engine, selection and rule-page links of one combination of settings.
 fn build(settings: &Settings, limits: &Limits) -> Result<Built, RuleError> {
-    let engine =
-        match mcpdesc_project::engine::load(&settings.rules, settings.spec_version.as_deref()) {
-            Ok(e) => e,
-            Err(e) => return Err(rule_error(&e, &settings.rules)),
-        };
+    let engine = match mcpdesc_project::engine::load_extended(
+        &settings.rules,
+        &settings.extend_rules,
+        settings.spec_version.as_deref(),
+    ) {
+        Ok(e) => e,
+        Err(e) => return Err(rule_error(&e, &settings.rules)),
+    };
     let engine = engine
         .with_limits(limits.clone())
         .with_traffic_version(settings.versions.first().cloned());
