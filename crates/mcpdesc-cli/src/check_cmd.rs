@@ -279,16 +279,11 @@ fn example_findings(
             let severity = mcpdesc_project::suppress::cli_rules()
                 .find(|r| r.id == rule)
                 .map_or(mcpdesc_core::Severity::Error, |r| r.severity);
-            out.push(mcpdesc_core::Diagnostic {
-                rule: rule.to_owned(),
-                severity,
-                message,
-                pointer: f.pointer,
-                line: pos.line,
-                column: pos.column,
-                versions: vec![report.requested.clone()],
-                url: None,
-            });
+            out.push(
+                mcpdesc_core::Diagnostic::new(rule.to_owned(), severity, message)
+                    .at(f.pointer, pos.line, pos.column)
+                    .for_versions(vec![report.requested.clone()]),
+            );
         }
     }
     out

@@ -370,12 +370,7 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>, kind: InputKind) 
         Ok(b) => b,
         Err(message) => {
             result.io_error = true;
-            result.load_error = Some(LoadFailure {
-                code: "io-error",
-                message,
-                line: 0,
-                column: 0,
-            });
+            result.load_error = Some(LoadFailure::new("io-error", message, 0, 0));
             return result;
         }
     };

@@ -5,11 +5,17 @@ use serde::Serialize;
 pub use crate::rules::file::Severity;
 
 /// One finding of one rule at one node.
+///
+/// New members may be added in any release (it is `#[non_exhaustive]`); make one outside this
+/// crate with [`Diagnostic::new`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// Id of the rule that produced it.
     pub rule: String,
+    /// How serious it is, for the protocol versions it concerns.
     pub severity: Severity,
+    /// What is wrong, in the rule's words with the node's details filled in.
     pub message: String,
     /// RFC 6901 JSON Pointer of the node.
     pub pointer: String,
@@ -58,6 +64,36 @@ impl std::fmt::Display for Diagnostic {
 }
 
 impl Diagnostic {
+    /// A finding of rule `rule` at the document root, without position, versions or page:
+    /// for tools that report findings of their own beside the engine's. Set the other members
+    /// on the value it returns.
+    pub fn new(rule: impl Into<String>, severity: Severity, message: impl Into<String>) -> Self {
+        Diagnostic {
+            rule: rule.into(),
+            severity,
+            message: message.into(),
+            pointer: String::new(),
+            line: 0,
+            column: 0,
+            versions: Vec::new(),
+            url: None,
+        }
+    }
+
+    /// The finding placed at `pointer`, on 1-based `line` and `column` of the source.
+    pub fn at(mut self, pointer: impl Into<String>, line: u32, column: u32) -> Self {
+        self.pointer = pointer.into();
+        self.line = line;
+        self.column = column;
+        self
+    }
+
+    /// The finding concerning these protocol versions.
+    pub fn for_versions(mut self, versions: Vec<String>) -> Self {
+        self.versions = versions;
+        self
+    }
+
     /// The stable sort key of a report: position, then pointer, then rule, then message.
     pub(crate) fn sort_key(&self) -> (u32, u32, &str, &str, &str) {
         (

@@ -45,6 +45,7 @@ pub struct Engine {
 
 /// The result of validating one document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Report {
     /// Findings in a stable order (position, pointer, rule id, message).
     pub diagnostics: Vec<Diagnostic>,
@@ -58,12 +59,29 @@ pub struct Report {
 
 /// A document that could not be read, in plain data.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct LoadFailure {
     /// Stable code of the failure (see [`crate::document::LoadErrorKind::code`]).
     pub code: &'static str,
+    /// What went wrong, in one sentence.
     pub message: String,
+    /// 1-based line of the failure (0 when it has no position, as for a file too large).
     pub line: u32,
+    /// 1-based column of the failure (0 with `line`).
     pub column: u32,
+}
+
+impl LoadFailure {
+    /// A failure with stable code `code` at 1-based `line` and `column` (both 0 without a
+    /// position), for tools that fail to read a document before the engine sees it.
+    pub fn new(code: &'static str, message: impl Into<String>, line: u32, column: u32) -> Self {
+        LoadFailure {
+            code,
+            message: message.into(),
+            line,
+            column,
+        }
+    }
 }
 
 impl Report {
@@ -80,10 +98,14 @@ impl Report {
 
 /// Errors of [`Engine::validate_file`] before a document is validated.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum FileError {
+    /// The file could not be read.
     #[error("cannot read {path}: {source}")]
     Io {
+        /// The path as given.
         path: String,
+        /// Why it could not be read.
         #[source]
         source: std::io::Error,
     },
@@ -194,15 +216,19 @@ impl Engine {
         Engine::from_rule_set(&RuleSet::from_dirs(dirs)?)
     }
 
+    /// The releases of a [`RuleSet`] (the embedded or loaded rule files, with any house rules
+    /// and registered checks), compiled.
     pub fn from_rule_set(set: &RuleSet) -> Result<Engine, RuleLoadError> {
         Ok(Engine::from_releases(set.compile()?))
     }
 
     /// An engine of one catalogue.
+    #[doc(hidden)]
     pub fn new(catalogue: Catalogue) -> Engine {
         Engine::from_releases(CatalogueSet::new(vec![catalogue]))
     }
 
+    #[doc(hidden)]
     pub fn from_releases(releases: CatalogueSet) -> Engine {
         Engine {
             releases: Arc::new(releases),
@@ -237,6 +263,7 @@ impl Engine {
     }
 
     /// Every release this engine serves.
+    #[doc(hidden)]
     pub fn releases(&self) -> &CatalogueSet {
         &self.releases
     }
@@ -275,6 +302,8 @@ impl Engine {
         self
     }
 
+    /// Restricts the rules that run and the protocol versions they are judged for (see
+    /// [`Selection::new`]).
     pub fn with_selection(mut self, selection: Selection) -> Engine {
         self.selection = Selection {
             release_fixed: self.chosen.is_some(),
@@ -292,6 +321,7 @@ impl Engine {
         }
     }
 
+    /// The limits documents are read and evaluated with.
     pub fn limits(&self) -> &Limits {
         &self.limits
     }

@@ -1,11 +1,43 @@
 //! Data-driven rule engine for MCP Description documents.
 //!
-//! Rules are YAML data (see `docs/rule-format.md`); this crate parses them into a typed IR,
-//! reads JSON and restricted-profile YAML documents with source positions, and evaluates
-//! every rule once per protocol version in scope at each node it selects.
+//! Rules are YAML data (the rule format is documented with the project); this crate compiles
+//! them once into an [`Engine`], reads JSON and restricted-profile YAML documents with source
+//! positions, and evaluates every rule once per protocol version in scope at each node it
+//! selects. The default catalogue is embedded: [`Engine::embedded`] needs no files.
 //!
-//! Start with [`Engine`].
+//! ```
+//! use mcpdesc_core::{Engine, Format, Severity};
+//!
+//! let engine = Engine::embedded()?;
+//! let report = engine.validate_str(
+//!     "mcpdesc: 0.8.0\ninfo: {name: demo, version: 1.0.0}\nprotocolVersions: [2025-11-25]\n",
+//!     Format::Yaml,
+//! );
+//! assert!(report.is_valid());
+//! for diagnostic in &report.diagnostics {
+//!     // One line each: position, severity, rule id, message, pointer, page link.
+//!     println!("{diagnostic}");
+//!     assert!(diagnostic.severity < Severity::Error);
+//! }
+//! # Ok::<(), mcpdesc_core::RuleLoadError>(())
+//! ```
+//!
+//! # Extending the catalogue
+//!
+//! [`Engine::builder`] adds house rules ([`EngineBuilder::house_rules`]: rules of your own owner
+//! prefix, re-scoped or disabled built-in rules, applied on top of whichever release judges a
+//! document) and check functions of your own ([`CustomCheck`], registered with
+//! [`EngineBuilder::check`]) that rule files then name like built-in ones.
+//!
+//! # Stability
+//!
+//! The items documented here are the API. Modules hidden from this documentation serve the
+//! other crates of the mcpdesc workspace (the command line, the language server, the spec
+//! authors' tools); they carry no stability promise and change in any release.
 
+#![warn(missing_docs)]
+
+#[doc(hidden)]
 pub mod checks;
 
 /// The hasher of the maps evaluation builds per document (strings and ids read from it):
@@ -13,25 +45,35 @@ pub mod checks;
 /// than SipHash on such keys.
 pub(crate) type FastHash = foldhash::fast::RandomState;
 
+#[doc(hidden)]
 pub mod diagnostic;
 mod doc_urls;
 pub use mcpdesc_document as document;
 mod engine;
+#[doc(hidden)]
 pub mod eval;
+#[doc(hidden)]
 pub mod examples;
 pub(crate) mod page_layout;
+#[doc(hidden)]
 pub mod path;
+#[doc(hidden)]
 pub mod relpath;
+#[doc(hidden)]
 pub mod rules;
+#[doc(hidden)]
 pub mod traffic;
+#[doc(hidden)]
 pub mod versions;
 
+pub use checks::{CheckNode, CheckRegistry, CustomCheck, FindingBuilder, Findings, RegisterError};
 pub use diagnostic::{Diagnostic, Severity};
 pub use doc_urls::DocUrls;
 pub use document::{Document, Format, Limits, LoadError, LoadErrorKind};
 pub use engine::{Engine, EngineBuilder, FileError, LoadFailure, Report};
-pub use eval::Selection;
-pub use rules::{Catalogue, Rule, RuleLoadError, RuleProblem, RuleSet};
+pub use eval::{Selection, UnknownProtocolVersion};
+pub use rules::releases::UnservedVersion;
+pub use rules::{Catalogue, Rule, RuleLoadError, RuleProblem, RuleSet, RuleSource};
 pub use traffic::DocumentKind;
 
 /// Engine internals that the workspace's own crates (the authoring tools, the command line)

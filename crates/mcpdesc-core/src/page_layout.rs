@@ -26,11 +26,14 @@ pub const LINK_PLACEHOLDERS: &[&str] = &[
 /// A pattern that cannot be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PatternError {
+    /// A `{` is never closed.
     #[error("`{{` without a closing `}}`")]
     Unclosed,
     #[error("unknown placeholder `{{{0}}}`; known: {1}")]
+    /// A placeholder that the pattern's kind does not know (it, and the known ones).
     UnknownPlaceholder(String, String),
     #[error("unknown transform `{0}`; known: dots-to-hyphens, dots-to-slashes")]
+    /// A transform other than the known ones.
     UnknownTransform(String),
 }
 

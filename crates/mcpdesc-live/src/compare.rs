@@ -87,19 +87,16 @@ impl Findings {
                 let set = self.versions[&key];
                 let (rule, ptr, message) = key;
                 let pos = doc.position(&ptr);
-                Diagnostic {
-                    rule: rule.to_owned(),
-                    severity: super::RULES
+                Diagnostic::new(
+                    rule.to_owned(),
+                    super::RULES
                         .iter()
                         .find(|r| r.id == rule)
                         .map_or(mcpdesc_core::Severity::Error, |r| r.severity),
                     message,
-                    pointer: ptr,
-                    line: pos.line,
-                    column: pos.column,
-                    versions: cat.versions.names(set),
-                    url: None,
-                }
+                )
+                .at(ptr, pos.line, pos.column)
+                .for_versions(cat.versions.names(set))
             })
             .collect();
         out.sort_by(|a, b| {

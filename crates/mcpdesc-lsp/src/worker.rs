@@ -240,16 +240,10 @@ impl Worker {
                 let mut findings = report.diagnostics;
                 if let Some(e) = report.load_error {
                     if !findings.iter().any(|d| d.line == e.line) {
-                        findings.push(Diagnostic {
-                            rule: format!("load.{}", e.code),
-                            severity: Severity::Error,
-                            message: e.message,
-                            pointer: String::new(),
-                            line: e.line,
-                            column: e.column,
-                            versions: Vec::new(),
-                            url: None,
-                        });
+                        findings.push(
+                            Diagnostic::new(format!("load.{}", e.code), Severity::Error, e.message)
+                                .at(String::new(), e.line, e.column),
+                        );
                     }
                 }
                 (findings, None, report.release)

@@ -109,16 +109,7 @@ fn cli_diagnostic(
     doc: &Document<'_>,
 ) -> Diagnostic {
     let pos = doc.position(&pointer);
-    Diagnostic {
-        rule: rule.to_owned(),
-        severity,
-        message,
-        pointer,
-        line: pos.line,
-        column: pos.column,
-        versions: Vec::new(),
-        url: None,
-    }
+    Diagnostic::new(rule.to_owned(), severity, message).at(pointer, pos.line, pos.column)
 }
 
 /// The document's suppressions, and diagnostics for malformed entries.
@@ -252,16 +243,7 @@ mod tests {
     }
 
     fn diag(rule: &str, pointer: &str) -> Diagnostic {
-        Diagnostic {
-            rule: rule.into(),
-            severity: Severity::Error,
-            message: "m".into(),
-            pointer: pointer.into(),
-            line: 1,
-            column: 1,
-            versions: vec![],
-            url: None,
-        }
+        Diagnostic::new(rule, Severity::Error, "m").at(pointer, 1, 1)
     }
 
     #[test]

@@ -870,13 +870,18 @@ impl Level {
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
+/// How serious a finding is, least serious first (so `>=` compares severities).
 pub enum Severity {
+    /// A note; never fails a run.
     Info,
+    /// A problem that fails only a strict run.
     Warning,
+    /// A violation of a requirement: the document is invalid.
     Error,
 }
 
 impl Severity {
+    /// Its name in lower case, as rule files and output formats write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",
