@@ -21,11 +21,11 @@ use crate::bench_report::{cargo, shared_bench_file, target_dir};
 const ROUNDS: usize = 9;
 const RUNS: usize = 40;
 /// The binding overhead the packages must stay under, on `medium.json`.
-pub const OVERHEAD_TARGET: f64 = 0.10;
+pub(crate) const OVERHEAD_TARGET: f64 = 0.10;
 
 /// One file's figures.
 #[derive(Debug, Clone)]
-pub struct FileFigures {
+pub(crate) struct FileFigures {
     pub name: String,
     pub bytes: u64,
     pub rust_s: f64,
@@ -37,17 +37,17 @@ pub struct FileFigures {
 }
 
 impl FileFigures {
-    pub fn python_overhead(&self) -> f64 {
+    pub(crate) fn python_overhead(&self) -> f64 {
         self.python_s / self.rust_s - 1.0
     }
 
-    pub fn node_overhead(&self) -> f64 {
+    pub(crate) fn node_overhead(&self) -> f64 {
         self.node_s / self.rust_s - 1.0
     }
 }
 
 /// `cargo xtask bench-bindings`.
-pub fn bench_bindings_cmd(_args: &[String]) -> Result<()> {
+pub(crate) fn bench_bindings_cmd(_args: &[String]) -> Result<()> {
     let figures = measure()?;
     let mut page = String::new();
     render(&mut page, &figures)?;
@@ -56,7 +56,7 @@ pub fn bench_bindings_cmd(_args: &[String]) -> Result<()> {
 }
 
 /// Builds the Rust baseline and both packages, then measures them.
-pub fn measure() -> Result<Vec<FileFigures>> {
+pub(crate) fn measure() -> Result<Vec<FileFigures>> {
     let ws = crate::workspace();
     let files: Vec<PathBuf> = ["small", "medium"]
         .iter()
@@ -187,7 +187,7 @@ fn percent(x: f64) -> String {
 }
 
 /// The page section of the figures.
-pub fn render(w: &mut String, figures: &[FileFigures]) -> Result<()> {
+pub(crate) fn render(w: &mut String, figures: &[FileFigures]) -> Result<()> {
     writeln!(
         w,
         "In-process validation of the text of each shared document with one engine built up front \

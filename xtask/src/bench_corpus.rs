@@ -19,20 +19,20 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 /// The seed of the committed corpus.
-pub const SEED: u64 = 0x6d63_7064_6573_6331;
+pub(crate) const SEED: u64 = 0x6d63_7064_6573_6331;
 
 /// The three corpus sizes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Size {
+pub(crate) enum Size {
     Small,
     Medium,
     Large,
 }
 
 impl Size {
-    pub const ALL: [Size; 3] = [Size::Small, Size::Medium, Size::Large];
+    pub(crate) const ALL: [Size; 3] = [Size::Small, Size::Medium, Size::Large];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Size::Small => "small",
             Size::Medium => "medium",
@@ -41,7 +41,7 @@ impl Size {
     }
 
     /// How many primitives of each kind a document of this size holds.
-    pub fn counts(self) -> Counts {
+    pub(crate) fn counts(self) -> Counts {
         match self {
             Size::Small => Counts {
                 tools: 8,
@@ -67,7 +67,7 @@ impl Size {
 
 /// Number of entries in each primitive collection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub tools: usize,
     pub resources: usize,
     pub resource_templates: usize,
@@ -75,17 +75,17 @@ pub struct Counts {
 }
 
 /// The document of `size` for `seed`.
-pub fn generate(size: Size, seed: u64) -> Value {
+pub(crate) fn generate(size: Size, seed: u64) -> Value {
     generate_counts(size.counts(), seed)
 }
 
 /// A document with `counts` primitives for `seed`.
-pub fn generate_counts(counts: Counts, seed: u64) -> Value {
+pub(crate) fn generate_counts(counts: Counts, seed: u64) -> Value {
     Gen::new(seed).document(counts)
 }
 
 /// Pretty JSON (two-space indentation) with a final newline.
-pub fn to_json(doc: &Value) -> String {
+pub(crate) fn to_json(doc: &Value) -> String {
     let mut text = serde_json::to_string_pretty(doc).expect("a Value always serializes");
     text.push('\n');
     text
@@ -93,7 +93,7 @@ pub fn to_json(doc: &Value) -> String {
 
 /// Block-style YAML in the restricted profile: every string (keys included) double-quoted,
 /// numbers, booleans and null plain, empty collections in flow style, no anchors or tags.
-pub fn to_yaml(doc: &Value) -> String {
+pub(crate) fn to_yaml(doc: &Value) -> String {
     let mut out = String::new();
     match doc {
         Value::Object(m) if !m.is_empty() => yaml_map(m, 0, &mut out),
@@ -107,7 +107,7 @@ pub fn to_yaml(doc: &Value) -> String {
 }
 
 /// Writes `{small,medium,large}.{json,yaml}` into `dir` and returns the written paths.
-pub fn write_corpus(dir: &Path, seed: u64) -> std::io::Result<Vec<PathBuf>> {
+pub(crate) fn write_corpus(dir: &Path, seed: u64) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
     for size in Size::ALL {
@@ -122,7 +122,7 @@ pub fn write_corpus(dir: &Path, seed: u64) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// Whether `dir` holds every corpus file.
-pub fn corpus_present(dir: &Path) -> bool {
+pub(crate) fn corpus_present(dir: &Path) -> bool {
     Size::ALL.iter().all(|s| {
         ["json", "yaml"]
             .iter()

@@ -16,7 +16,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
 /// Latencies of one document, in milliseconds.
-pub struct EditorLatency {
+pub(crate) struct EditorLatency {
     pub file: PathBuf,
     pub bytes: usize,
     pub open_ms: f64,
@@ -140,7 +140,12 @@ fn toggle_point(text: &str) -> Result<(u64, u64, char)> {
 
 /// Measures the server on `file`: `isolated` edits each after a pause, `bursts` bursts of
 /// eight keystrokes.
-pub fn measure(bin: &Path, file: &Path, isolated: usize, bursts: usize) -> Result<EditorLatency> {
+pub(crate) fn measure(
+    bin: &Path,
+    file: &Path,
+    isolated: usize,
+    bursts: usize,
+) -> Result<EditorLatency> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let cache = std::env::temp_dir().join(format!("mcpdesc-bench-editor-{}", std::process::id()));
@@ -212,7 +217,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// `(median, 90th percentile, max)` of `v`.
-pub fn summary(v: &[f64]) -> (f64, f64, f64) {
+pub(crate) fn summary(v: &[f64]) -> (f64, f64, f64) {
     let mut v = v.to_vec();
     v.sort_by(f64::total_cmp);
     if v.is_empty() {
@@ -223,7 +228,7 @@ pub fn summary(v: &[f64]) -> (f64, f64, f64) {
 }
 
 /// `cargo xtask bench-editor [FILE…]` (default: the bench corpus's `medium.json`).
-pub fn bench_editor_cmd(args: &[String]) -> Result<()> {
+pub(crate) fn bench_editor_cmd(args: &[String]) -> Result<()> {
     let ws = crate::workspace();
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(&ws)

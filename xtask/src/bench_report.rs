@@ -18,14 +18,14 @@ use crate::bench_corpus::{self, Size};
 const NOTES_START: &str = "<!-- analysis: kept by bench-report -->";
 const NOTES_END: &str = "<!-- end of analysis -->";
 
-pub fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => crate::workspace().join("target"),
     }
 }
 
-pub fn default_corpus_dir() -> PathBuf {
+pub(crate) fn default_corpus_dir() -> PathBuf {
     target_dir().join("bench-corpus")
 }
 
@@ -37,7 +37,7 @@ fn option(args: &[String], name: &str) -> Option<String> {
 }
 
 /// `cargo xtask bench-corpus [--out DIR] [--seed N]`.
-pub fn bench_corpus_cmd(args: &[String]) -> Result<()> {
+pub(crate) fn bench_corpus_cmd(args: &[String]) -> Result<()> {
     let dir = option(args, "--out").map_or_else(default_corpus_dir, PathBuf::from);
     let seed = match option(args, "--seed") {
         Some(s) => s.parse().context("--seed takes an unsigned integer")?,
@@ -55,7 +55,7 @@ pub fn bench_corpus_cmd(args: &[String]) -> Result<()> {
 /// `xtask bench-measure FILE`: validates one file with the embedded catalogue in this process
 /// and prints one JSON line with timings, diagnostic counts and peak resident memory
 /// (`VmHWM` of `/proc/self/status`). Run from a release build by `bench-report`.
-pub fn bench_measure_cmd(args: &[String]) -> Result<()> {
+pub(crate) fn bench_measure_cmd(args: &[String]) -> Result<()> {
     let Some(file) = args.first() else {
         bail!("usage: xtask bench-measure FILE");
     };
@@ -160,7 +160,7 @@ fn shared_bench_dir() -> PathBuf {
 
 /// The shared benchmark document `name` (`small`, `medium`, `large`), decompressed to
 /// `target/shared-bench/NAME.json`.
-pub fn shared_bench_file(name: &str) -> Result<PathBuf> {
+pub(crate) fn shared_bench_file(name: &str) -> Result<PathBuf> {
     let gz = shared_bench_dir().join(format!("{name}.json.gz"));
     let out = target_dir().join("shared-bench");
     std::fs::create_dir_all(&out)?;
@@ -177,7 +177,7 @@ pub fn shared_bench_file(name: &str) -> Result<PathBuf> {
     Ok(file)
 }
 
-pub fn cargo() -> Command {
+pub(crate) fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
@@ -342,7 +342,7 @@ fn verdict(ok: bool) -> &'static str {
 
 /// `cargo xtask bench-report [--skip-criterion]`: the whole measurement, written to
 /// `docs/performance.md`.
-pub fn bench_report_cmd(args: &[String]) -> Result<()> {
+pub(crate) fn bench_report_cmd(args: &[String]) -> Result<()> {
     let skip_criterion = args.iter().any(|a| a == "--skip-criterion");
     let ws = crate::workspace();
     let target = target_dir();

@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 /// The least number of messages of the benchmark capture.
-pub const MESSAGES: usize = 10_000;
+pub(crate) const MESSAGES: usize = 10_000;
 
 /// The metadata key whose value is a request id (a subscription is named by the id of its
 /// listen request), renumbered with the ids.
 const ID_VALUED_META: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// The real captures, in name order.
-pub fn real_captures(workspace: &Path) -> Vec<PathBuf> {
+pub(crate) fn real_captures(workspace: &Path) -> Vec<PathBuf> {
     let dir = workspace.join("spec-fixtures/traffic/real");
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| {
@@ -60,7 +60,7 @@ fn renumber(v: &mut Value, round: usize, span: u64) {
 
 /// The capture text: every real capture once per round, rounds repeated until `MESSAGES`
 /// lines; each round's request ids are distinct from every other round's.
-pub fn capture(workspace: &Path) -> std::io::Result<String> {
+pub(crate) fn capture(workspace: &Path) -> std::io::Result<String> {
     let mut sessions: Vec<Vec<Value>> = Vec::new();
     for path in real_captures(workspace) {
         let text = std::fs::read_to_string(&path)?;

@@ -22,7 +22,7 @@ const LARGE_DOCUMENT_BYTES: u64 = 1 << 20;
 /// while the first document is validated), for no gain in peak: paired runs of `validate
 /// small.json` took 0.76–0.91 times the CPU time without the switch. Switching before the
 /// large document's buffer is allocated lets what the catalogue left free be given back first.
-pub fn prepare_for_document(len: u64) {
+pub(crate) fn prepare_for_document(len: u64) {
     static SWITCHED: std::sync::Once = std::sync::Once::new();
     if len >= LARGE_DOCUMENT_BYTES {
         SWITCHED.call_once(return_freed_memory_at_once);
@@ -40,7 +40,7 @@ pub fn prepare_for_document(len: u64) {
 /// thousands of short-lived parse trees and regex-compiler tables of the same few sizes,
 /// whose pages are better reused than given back and faulted in again; so the allocator keeps
 /// its default until then.
-pub fn return_freed_memory_at_once() {
+pub(crate) fn return_freed_memory_at_once() {
     // Arenas created later take the defaults; the existing ones are set one by one (writing
     // to an arena that was never initialised fails, and is ignored).
     for name in ["arenas.dirty_decay_ms", "arenas.muzzy_decay_ms"] {

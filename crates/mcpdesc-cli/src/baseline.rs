@@ -44,21 +44,21 @@ type Key = (String, String, String);
 
 /// A loaded baseline.
 #[derive(Debug, Default)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     dir: PathBuf,
     by_path: HashMap<String, HashMap<Key, usize>>,
 }
 
 impl Baseline {
     /// An empty baseline for the file at `path` (used when writing one).
-    pub fn empty(path: &Path) -> Baseline {
+    pub(crate) fn empty(path: &Path) -> Baseline {
         Baseline {
             dir: base_dir(path),
             by_path: HashMap::new(),
         }
     }
 
-    pub fn load(path: &Path) -> Result<Baseline> {
+    pub(crate) fn load(path: &Path) -> Result<Baseline> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read baseline {}", path.display()))?;
         let file: BaselineFile = serde_json::from_str(&text)
@@ -86,13 +86,13 @@ impl Baseline {
 
     /// The key under which a document is recorded: its path relative to the baseline's
     /// directory, `/`-separated.
-    pub fn key(&self, file: &Path) -> String {
+    pub(crate) fn key(&self, file: &Path) -> String {
         let rel = file.strip_prefix(&self.dir).unwrap_or(file);
         rel.to_string_lossy().replace('\\', "/")
     }
 
     /// Removes the findings the baseline records for document `key`; returns how many went.
-    pub fn filter(&self, key: &str, diagnostics: &mut Vec<Diagnostic>) -> usize {
+    pub(crate) fn filter(&self, key: &str, diagnostics: &mut Vec<Diagnostic>) -> usize {
         let Some(known) = self.by_path.get(key) else {
             return 0;
         };
@@ -121,7 +121,7 @@ fn base_dir(path: &Path) -> PathBuf {
 }
 
 /// Writes `findings` (document key, diagnostics) as a baseline at `path`, sorted.
-pub fn write(path: &Path, findings: &[(String, Vec<Diagnostic>)]) -> Result<usize> {
+pub(crate) fn write(path: &Path, findings: &[(String, Vec<Diagnostic>)]) -> Result<usize> {
     let mut counts: BTreeMap<(String, String, String, String), usize> = BTreeMap::new();
     for (key, diags) in findings {
         for d in diags {

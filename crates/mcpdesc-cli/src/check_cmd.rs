@@ -17,7 +17,7 @@ use mcpdesc_project::config::{self, ColorWhen, FailOn};
 use mcpdesc_project::findings::Policy;
 
 #[derive(Debug, clap::Args)]
-pub struct CheckServerArgs {
+pub(crate) struct CheckServerArgs {
     /// The MCP Description of the server (JSON or YAML).
     #[arg(value_name = "DESCRIPTION")]
     pub description: PathBuf,
@@ -81,7 +81,7 @@ pub struct CheckServerArgs {
     pub limits: crate::limit_args::LimitArgs,
 }
 
-pub fn run(args: CheckServerArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
     let target = args.server.target()?;
     let engine = args.rules.engine()?.with_limits(args.limits.limits());
     let selection = mcpdesc_project::findings::selection(

@@ -10,13 +10,13 @@ use clap::{Parser, Subcommand, ValueEnum};
     version,
     about = "Validate MCP Description documents"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Validate documents (exit 0: valid, 1: findings at the `--fail-on` level, 2: usage, I/O
     /// or rule errors).
     Validate(ValidateArgs),
@@ -57,7 +57,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct RulesArgs {
+pub(crate) struct RulesArgs {
     /// Load the releases in this directory instead of the embedded catalogue; repeatable. A
     /// release may extend one in another directory or an embedded one.
     #[arg(long, value_name = "DIR")]
@@ -74,7 +74,7 @@ pub struct RulesArgs {
 
 impl RulesArgs {
     /// The engine of these rules, with the release fixed when `--spec-version` is given.
-    pub fn engine(&self) -> anyhow::Result<mcpdesc_core::Engine> {
+    pub(crate) fn engine(&self) -> anyhow::Result<mcpdesc_core::Engine> {
         engine_extended(
             &self.rules,
             &self.extend_rules,
@@ -86,7 +86,7 @@ impl RulesArgs {
 /// The engine of the releases in `dirs` (the embedded ones when empty) with the house rules
 /// of `extend` on top of every release, judging every document by the release of
 /// `spec_version` when given.
-pub fn engine_extended(
+pub(crate) fn engine_extended(
     dirs: &[PathBuf],
     extend: &[PathBuf],
     spec_version: Option<&str>,
@@ -99,7 +99,7 @@ pub fn engine_extended(
 }
 
 #[derive(Debug, clap::Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// Documents to validate: files, directories (every `*.json`, `*.yaml`, `*.yml` and
     /// capture `*.ndjson`, `*.jsonl` below, honouring `.gitignore`), glob patterns, or `-` for
     /// standard input.
@@ -114,7 +114,7 @@ pub struct ValidateArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum RulesCommand {
+pub(crate) enum RulesCommand {
     /// List the loaded rules, optionally filtered.
     List {
         #[command(flatten)]
@@ -129,7 +129,7 @@ pub enum RulesCommand {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
 }

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use crate::cli::{Cli, Command, RulesCommand, ValidateArgs};
 
-pub fn run(cli: Cli) -> Result<ExitCode> {
+pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Validate(args) => validate(args),
         Command::Test(args) => crate::test_cmd::run(args),

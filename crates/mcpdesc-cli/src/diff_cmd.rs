@@ -22,7 +22,7 @@ use crate::reworded::{split, Split};
         .multiple(true)
         .args(["base_rules", "base_spec_version"])
 ))]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// The rules before the change: the releases in this directory; repeatable [default: the
     /// same rules as after the change].
     #[arg(long, value_name = "DIR")]
@@ -53,7 +53,7 @@ pub struct DiffArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DiffFormat {
+pub(crate) enum DiffFormat {
     Markdown,
     Json,
 }
@@ -116,7 +116,7 @@ fn origin(engine: &Engine) -> String {
     }
 }
 
-pub fn run(args: DiffArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: DiffArgs) -> Result<ExitCode> {
     let limits = args.limits.limits();
     let base_dirs = if args.base_rules.is_empty() {
         &args.rules
@@ -166,7 +166,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
 }
 
 /// The report as a pull-request comment; `old` and `new` name where each release was read.
-pub fn markdown(impact: &Impact, old: &str, new: &str) -> String {
+pub(crate) fn markdown(impact: &Impact, old: &str, new: &str) -> String {
     let c = &impact.changes;
     let by_history = c.basis == ChangeBasis::History;
     let (base, after) = (escape(&impact.base), escape(&impact.new));

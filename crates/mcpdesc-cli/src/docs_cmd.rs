@@ -11,7 +11,7 @@ use mcpdesc_authoring::corpus::pages;
 use crate::render::safe::{escape, escape_multiline};
 
 #[derive(Debug, clap::Args)]
-pub struct DocsArgs {
+pub(crate) struct DocsArgs {
     #[command(flatten)]
     pub rules: crate::cli::RulesArgs,
     /// Directory of the rule pages: one directory per release (`<DIR>/<release>/<owner>/<id>.md`)
@@ -23,7 +23,7 @@ pub struct DocsArgs {
     pub check: bool,
 }
 
-pub fn run(args: DocsArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: DocsArgs) -> Result<ExitCode> {
     // Pages are generated for every release; `--spec-version` only has to name one.
     let engine = args.rules.engine()?;
     let generated = pages::generate(engine.releases(), &args.out);

@@ -12,13 +12,13 @@ use crate::render::safe;
 use mcpdesc_live::{self as live, Target};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     Yaml,
     Json,
 }
 
 #[derive(Debug, clap::Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// Describe a running server: start COMMAND (or connect to --url) and describe what it
     /// reports.
     #[arg(long, required = true)]
@@ -39,7 +39,7 @@ pub struct InitArgs {
     pub format: OutputFormat,
 }
 
-pub fn run(args: InitArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: InitArgs) -> Result<ExitCode> {
     let target = args.server.target()?;
     // Refused before the server is started: probing can take a while.
     if let Some(out) = &args.out {

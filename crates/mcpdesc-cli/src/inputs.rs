@@ -9,7 +9,7 @@ use globset::GlobBuilder;
 
 /// Where a document comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     File(PathBuf),
     Stdin,
     /// An argument that names nothing readable; the message says why.
@@ -18,7 +18,7 @@ pub enum Source {
 
 /// One document to validate.
 #[derive(Debug, Clone)]
-pub struct Input {
+pub(crate) struct Input {
     /// The path shown in reports.
     pub display: String,
     pub source: Source,
@@ -26,7 +26,7 @@ pub struct Input {
 
 /// The bytes of the document file at `path` (at most `limit` and one more, as
 /// [`mcpdesc_core::document::read_bounded`]), read after the allocator is prepared for its size.
-pub fn read_document(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_document(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     let len = std::fs::metadata(path).map_or(0, |m| m.len());
     crate::allocator::prepare_for_document(len.min(limit));
     mcpdesc_core::document::read_bounded(path, limit)
@@ -34,7 +34,7 @@ pub fn read_document(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 
 /// Standard input (at most `limit` bytes and one more), with the allocator prepared for its
 /// size once it is read: its length is not known before.
-pub fn read_stdin(limit: u64) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_stdin(limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut buf = Vec::new();
     std::io::stdin()
@@ -49,7 +49,7 @@ const DOCUMENT_EXTENSIONS: [&str; 5] = [".json", ".yaml", ".yml", ".ndjson", ".j
 
 /// Whether a walked file is a document: `*.json`, `*.yaml`, `*.yml`, or a capture
 /// (`*.ndjson`, `*.jsonl`), not an `*.expected.yaml` sidecar.
-pub fn is_document(path: &Path) -> bool {
+pub(crate) fn is_document(path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
@@ -61,7 +61,7 @@ pub fn is_document(path: &Path) -> bool {
 
 /// A directory or glob argument that yields no document.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EmptyInput {
+pub(crate) struct EmptyInput {
     /// The argument as given.
     pub arg: String,
     pub glob: bool,
@@ -70,7 +70,7 @@ pub struct EmptyInput {
 
 /// What little is known about why an input yields no document, to point at the fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Emptiness {
+pub(crate) enum Emptiness {
     /// No file with a document's name is there, ignored or not.
     NoDocuments,
     /// Documents are there, but hidden or excluded by `.gitignore`/`.ignore` files.
@@ -164,7 +164,7 @@ fn emptiness(found: usize, dir: &Path, wanted: impl Fn(&Path) -> bool) -> Emptin
 
 /// Standard error's lines for inputs that yield no document: one per input, so each is named
 /// where a log search finds it, then how to allow them.
-pub fn empty_input_error(empty: &[EmptyInput]) -> String {
+pub(crate) fn empty_input_error(empty: &[EmptyInput]) -> String {
     error_lines(
         empty,
         "--allow-empty-input (or set `allow-empty-input = true` under [validate] in \
@@ -174,7 +174,7 @@ pub fn empty_input_error(empty: &[EmptyInput]) -> String {
 
 /// [`empty_input_error`] for the corpus arguments of `test` and `diff`, which read no
 /// configuration file.
-pub fn empty_corpus_error(empty: &[EmptyInput]) -> String {
+pub(crate) fn empty_corpus_error(empty: &[EmptyInput]) -> String {
     error_lines(empty, "--allow-empty-input")
 }
 
@@ -188,7 +188,7 @@ fn error_lines(empty: &[EmptyInput], allow: &str) -> String {
 /// own, as [`mcpdesc_authoring::corpus::collect`] walks them, in the order given, each once. Files
 /// are taken as they are and so are never empty; a path that does not exist is left to the
 /// walk, which refuses it.
-pub fn empty_corpus(
+pub(crate) fn empty_corpus(
     roots: &[PathBuf],
 ) -> Result<Vec<EmptyInput>, mcpdesc_authoring::corpus::CorpusError> {
     let mut out: Vec<EmptyInput> = Vec::new();
@@ -217,7 +217,7 @@ pub fn empty_corpus(
 
 /// What the arguments expand to.
 #[derive(Debug, Default)]
-pub struct Expansion {
+pub(crate) struct Expansion {
     pub inputs: Vec<Input>,
     /// The directories and globs that yielded no document, in the order given, each once.
     pub empty: Vec<EmptyInput>,
@@ -250,7 +250,7 @@ impl Expansion {
 /// of `exclude` (absolute paths, such as the baseline file). A directory or glob that yields
 /// no document is listed in `empty` rather than failing here, so that the caller can name
 /// every such argument at once, or allow them.
-pub fn expand(
+pub(crate) fn expand(
     args: &[PathBuf],
     stdin_filename: Option<&str>,
     exclude: &[PathBuf],

@@ -7,7 +7,7 @@ use mcpdesc_core::Limits;
 /// flag that raises it.
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Limits on untrusted documents")]
-pub struct LimitArgs {
+pub(crate) struct LimitArgs {
     /// Largest document read, in bytes; a larger file is refused without reading it whole.
     #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_input_bytes)]
     pub max_input_bytes: u64,
@@ -40,7 +40,7 @@ pub struct LimitArgs {
 }
 
 impl LimitArgs {
-    pub fn limits(&self) -> Limits {
+    pub(crate) fn limits(&self) -> Limits {
         Limits {
             max_input_bytes: self.max_input_bytes,
             max_depth: self.max_depth,

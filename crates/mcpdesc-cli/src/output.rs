@@ -4,7 +4,7 @@ use std::io::Write as _;
 
 /// Writes `text` to standard output. A reader that stopped reading (`mcpdesc rules list |
 /// head`) is not an error: the rest of the report is simply not wanted.
-pub fn emit(text: &str) -> std::io::Result<()> {
+pub(crate) fn emit(text: &str) -> std::io::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())

@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result};
 use mcpdesc_live::{self as live, Recorder};
 
 #[derive(Debug, clap::Args)]
-pub struct ProbeServerArgs {
+pub(crate) struct ProbeServerArgs {
     #[command(flatten)]
     pub server: crate::server_target::ServerTargetArgs,
     /// A protocol version to negotiate; repeatable [default: every version the catalogue
@@ -22,7 +22,7 @@ pub struct ProbeServerArgs {
     pub record: Option<PathBuf>,
 }
 
-pub fn run(args: ProbeServerArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: ProbeServerArgs) -> Result<ExitCode> {
     let target = args.server.target()?;
     let engine = mcpdesc_core::Engine::embedded()?;
     let cat = engine.catalogue();

@@ -8,7 +8,7 @@ use mcpdesc_authoring::corpus::impact::{DocDiagnostic, RuleImpact};
 
 /// One rule's impact, with the rewordings taken out of it.
 #[derive(Debug, Default)]
-pub struct Split<'a> {
+pub(crate) struct Split<'a> {
     pub appeared: Vec<&'a DocDiagnostic>,
     pub vanished: Vec<&'a DocDiagnostic>,
     /// Distinct changes of wording, in order of first occurrence.
@@ -17,14 +17,14 @@ pub struct Split<'a> {
 
 impl Split<'_> {
     /// How many findings were reworded.
-    pub fn reworded(&self) -> usize {
+    pub(crate) fn reworded(&self) -> usize {
         self.rewordings.iter().map(|r| r.findings.len()).sum()
     }
 }
 
 /// One change of wording (the words that differ, before and after) and where it happened.
 #[derive(Debug)]
-pub struct Rewording<'a> {
+pub(crate) struct Rewording<'a> {
     pub old: String,
     pub new: String,
     /// (appeared, vanished) of each finding reworded this way.
@@ -32,7 +32,7 @@ pub struct Rewording<'a> {
 }
 
 impl Rewording<'_> {
-    pub fn documents(&self) -> usize {
+    pub(crate) fn documents(&self) -> usize {
         let mut docs: Vec<&str> = self
             .findings
             .iter()
@@ -46,7 +46,7 @@ impl Rewording<'_> {
 
 /// Pairs each appeared finding with a vanished one of the same document, pointer, severity and
 /// versions, whose message differs.
-pub fn split<'a>(ri: &'a RuleImpact) -> Split<'a> {
+pub(crate) fn split<'a>(ri: &'a RuleImpact) -> Split<'a> {
     type Place<'a> = (&'a str, &'a str, &'a str, &'a [String]);
     let place = |d: &'a DocDiagnostic| -> Place<'a> {
         (
@@ -94,7 +94,7 @@ pub fn split<'a>(ri: &'a RuleImpact) -> Split<'a> {
 /// The part of each text that differs from the other, widened to whole words: `("to
 /// 2026-07-28", "to 2026-07-28 to 2026-12-15")` gives `("2026-07-28", "2026-07-28 to
 /// 2026-12-15")`.
-pub fn differing_words(old: &str, new: &str) -> (String, String) {
+pub(crate) fn differing_words(old: &str, new: &str) -> (String, String) {
     if old == new {
         return (String::new(), String::new());
     }

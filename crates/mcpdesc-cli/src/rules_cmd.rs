@@ -12,7 +12,7 @@ use mcpdesc_project::suppress::cli_rules;
 
 /// Which rules `rules list` shows.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct RuleFilter {
+pub(crate) struct RuleFilter {
     /// Only rules of this owner (`mcp`, `mcpdesc`, or one the rules declare).
     #[arg(long, value_name = "OWNER")]
     pub owner: Option<String>,
@@ -29,7 +29,7 @@ pub struct RuleFilter {
 
 /// `rules show ID` and `explain ID`.
 #[derive(Debug, clap::Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// Rule id (`mcpdesc rules list` shows them all).
     #[arg(value_name = "ID")]
     pub id: String,
@@ -42,7 +42,7 @@ pub struct ShowArgs {
 
 /// `completions SHELL`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell to write a completion script for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
@@ -64,7 +64,7 @@ fn known<'a>(what: &str, value: &str, allowed: impl IntoIterator<Item = &'a str>
 }
 
 /// The rules `filter` keeps, in catalogue order.
-pub fn filtered<'a>(cat: &'a Catalogue, filter: &RuleFilter) -> Result<Vec<&'a Rule>> {
+pub(crate) fn filtered<'a>(cat: &'a Catalogue, filter: &RuleFilter) -> Result<Vec<&'a Rule>> {
     if let Some(o) = &filter.owner {
         known("owner", o, cat.owners.iter().map(|o| o.as_str()))?;
     }
@@ -107,7 +107,7 @@ pub fn filtered<'a>(cat: &'a Catalogue, filter: &RuleFilter) -> Result<Vec<&'a R
         .collect())
 }
 
-pub fn list(rules: &RulesArgs, filter: &RuleFilter, format: Format) -> Result<ExitCode> {
+pub(crate) fn list(rules: &RulesArgs, filter: &RuleFilter, format: Format) -> Result<ExitCode> {
     let engine = engine(rules)?;
     let cat = engine.catalogue();
     let selected = filtered(cat, filter)?;
@@ -115,7 +115,7 @@ pub fn list(rules: &RulesArgs, filter: &RuleFilter, format: Format) -> Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn show(args: &ShowArgs) -> Result<ExitCode> {
+pub(crate) fn show(args: &ShowArgs) -> Result<ExitCode> {
     let engine = engine(&args.rules)?;
     let cat = engine.catalogue();
     if let Some(rule) = cat.rule(&args.id) {
@@ -155,7 +155,7 @@ pub fn show(args: &ShowArgs) -> Result<ExitCode> {
     bail!("no rule `{}`; did you mean: {}", args.id, close.join(", "));
 }
 
-pub fn completions(args: &CompletionsArgs) -> Result<ExitCode> {
+pub(crate) fn completions(args: &CompletionsArgs) -> Result<ExitCode> {
     let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
     // Generated into memory first: `generate` panics when its writer fails, and a full disk
     // or a closed pipe is an error to report, not a crash.

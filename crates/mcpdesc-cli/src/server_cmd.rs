@@ -8,7 +8,7 @@ use anyhow::Result;
 
 /// Arguments of `mcpdesc server`.
 #[derive(Debug, clap::Args)]
-pub struct ServerArgs {
+pub(crate) struct ServerArgs {
     #[command(flatten)]
     pub rules: crate::cli::RulesArgs,
     /// Use this configuration file for every document instead of discovering `mcpdesc.toml`.
@@ -31,7 +31,7 @@ pub struct ServerArgs {
 }
 
 /// Runs the server until the client asks it to exit.
-pub fn run(args: ServerArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: ServerArgs) -> Result<ExitCode> {
     let options = mcpdesc_lsp::Options {
         rules: args.rules.rules,
         extend_rules: args.rules.extend_rules,

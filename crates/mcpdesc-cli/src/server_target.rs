@@ -9,7 +9,7 @@ use anyhow::Result;
 use mcpdesc_live::{Target, Timeouts};
 
 #[derive(Debug, clap::Args)]
-pub struct ServerTargetArgs {
+pub(crate) struct ServerTargetArgs {
     /// Talk to the Streamable HTTP endpoint at this URL instead of starting COMMAND.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     pub url: Option<String>,
@@ -32,7 +32,7 @@ pub struct ServerTargetArgs {
 
 impl ServerTargetArgs {
     /// The server: `--url`, else the command after `--`.
-    pub fn target(&self) -> Result<Target> {
+    pub(crate) fn target(&self) -> Result<Target> {
         match (&self.url, self.command.split_first()) {
             (Some(url), _) => Ok(Target::Http { url: url.clone() }),
             (None, Some((command, rest))) => Ok(Target::Stdio {
@@ -43,7 +43,7 @@ impl ServerTargetArgs {
         }
     }
 
-    pub fn timeouts(&self) -> Timeouts {
+    pub(crate) fn timeouts(&self) -> Timeouts {
         let given = Duration::from_millis(self.deadline_ms);
         Timeouts {
             startup: Duration::from_millis(self.startup_timeout_ms),

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use crate::render::safe::{escape, escape_multiline, to_json_pretty};
 
 #[derive(Debug, clap::Args)]
-pub struct TestArgs {
+pub(crate) struct TestArgs {
     /// Fixture files or directories (walked for `*.json`, `*.yaml`, `*.yml`, `*.ndjson`,
     /// `*.jsonl`) [default: the
     /// fixture directory of every loaded release, or of the `--spec-version` one]. Each
@@ -46,13 +46,13 @@ pub struct TestArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TestFormat {
+pub(crate) enum TestFormat {
     Text,
     Junit,
     Json,
 }
 
-pub fn run(args: TestArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: TestArgs) -> Result<ExitCode> {
     let engine = args.rules.engine()?.with_limits(args.limits.limits());
     if args.examples && engine.catalogue().fixtures_dir().is_none() {
         anyhow::bail!("--examples: the catalogue names no fixture directory (`fixtures`)");
@@ -127,7 +127,7 @@ fn corpus_of(engine: &Engine) -> Vec<PathBuf> {
 
 /// Failures in detail, notes, then the `N passed, N failed` line. Paths, rule text and
 /// diagnostics are shown through [`escape`].
-pub fn text(run: &TestRun) -> String {
+pub(crate) fn text(run: &TestRun) -> String {
     let mut out = String::new();
     for f in &run.fixtures {
         if f.blessed {
@@ -282,7 +282,7 @@ fn fixture_details(f: &FixtureOutcome) -> String {
 }
 
 /// JUnit XML: one test suite each for fixtures, examples and registry checks.
-pub fn junit(run: &TestRun) -> String {
+pub(crate) fn junit(run: &TestRun) -> String {
     struct Case {
         name: String,
         failure: Option<(String, String)>,
@@ -374,7 +374,7 @@ pub fn junit(run: &TestRun) -> String {
 }
 
 /// The JSON report: counts, then every fixture, example and registry check.
-pub fn to_json(run: &TestRun) -> Value {
+pub(crate) fn to_json(run: &TestRun) -> Value {
     let fixtures: Vec<Value> = run
         .fixtures
         .iter()

@@ -25,7 +25,7 @@ use mcpdesc_project::suppress;
 /// Output, profile, selection, suppression and baseline flags of `validate`. Each can also
 /// be set under `[validate]` in `mcpdesc.toml`; the command line wins.
 #[derive(Debug, Clone, clap::Args)]
-pub struct ValidateOptions {
+pub(crate) struct ValidateOptions {
     /// Output format [default: text].
     #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<OutputFormat>,
@@ -107,7 +107,7 @@ pub struct ValidateOptions {
     pub write_baseline: bool,
 }
 
-pub use mcpdesc_project::config::InputKind;
+pub(crate) use mcpdesc_project::config::InputKind;
 
 /// The flags after merging the configuration file's defaults.
 struct Settings {
@@ -167,7 +167,7 @@ fn settings(args: &ValidateArgs, config: Option<&Config>) -> Settings {
 }
 
 /// Runs `validate`; usage and rule errors come back as `Err` (exit 2).
-pub fn run(args: ValidateArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
     let o = &args.options;
     let explicit = match &o.config {
         Some(path) => Some(Arc::new(Config::load(path)?)),

@@ -57,7 +57,7 @@ pub struct SpanTree {
 }
 
 /// Identifies a node while a [`SpanTree`] is being built.
-pub type NodeId = u32;
+pub(crate) type NodeId = u32;
 
 /// Builds a [`SpanTree`] bottom-up while a parser descends.
 #[derive(Debug, Default)]

@@ -18,7 +18,7 @@ const SESSION_HEADER: &str = "mcp-session-id";
 /// Redirects followed for one message, all within the endpoint's origin.
 const MAX_REDIRECTS: usize = 5;
 
-pub struct HttpTransport {
+pub(crate) struct HttpTransport {
     agent: Agent,
     url: String,
     timeouts: Timeouts,
@@ -32,7 +32,7 @@ pub struct HttpTransport {
 }
 
 impl HttpTransport {
-    pub fn new(url: &str, timeouts: Timeouts) -> HttpTransport {
+    pub(crate) fn new(url: &str, timeouts: Timeouts) -> HttpTransport {
         let agent: Agent = Agent::config_builder()
             // Error statuses carry JSON-RPC errors (a refused version is a 400).
             .http_status_as_error(false)

@@ -55,7 +55,7 @@ pub struct ServerReport {
 
 /// JSON-RPC ids for the client's requests.
 #[derive(Debug, Default)]
-pub struct Ids(u64);
+pub(crate) struct Ids(u64);
 
 impl Ids {
     fn next(&mut self) -> u64 {
@@ -64,7 +64,7 @@ impl Ids {
     }
 }
 
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub report: ServerReport,
     /// Whether the server sent anything at all.
     pub heard_from_server: bool,
@@ -78,7 +78,7 @@ enum Reply {
     Error(Value),
 }
 
-pub fn run(
+pub(crate) fn run(
     live: &LiveDef,
     transport: &mut dyn Transport,
     recorder: &mut Recorder,

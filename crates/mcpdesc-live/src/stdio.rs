@@ -33,7 +33,7 @@ enum ReadEvent {
     End,
 }
 
-pub struct StdioTransport {
+pub(crate) struct StdioTransport {
     child: Child,
     /// Lines for the thread that writes the server's standard input; each is answered with
     /// whether it was written. A server that stops reading would block a write for ever: the
@@ -47,7 +47,7 @@ pub struct StdioTransport {
 }
 
 impl StdioTransport {
-    pub fn spawn(command: &OsString, args: &[OsString]) -> std::io::Result<StdioTransport> {
+    pub(crate) fn spawn(command: &OsString, args: &[OsString]) -> std::io::Result<StdioTransport> {
         let mut child = Command::new(command)
             .args(args)
             .stdin(Stdio::piped())

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// One thing the server sent.
 #[derive(Debug)]
-pub enum Incoming {
+pub(crate) enum Incoming {
     /// Parsed JSON (not necessarily a JSON-RPC message: the session judges that).
     Message(Value),
     /// Text that is not JSON, kept as the server wrote it.
@@ -19,7 +19,7 @@ pub enum Incoming {
 /// same. One reader at every depth, so that a message reads the same however deep its values
 /// go (a duplicate key, say: the last value wins, as `serde_json` has it). `None` when it is
 /// not JSON, or is nested deeper than the limit.
-pub fn json(bytes: &[u8]) -> Option<Value> {
+pub(crate) fn json(bytes: &[u8]) -> Option<Value> {
     let limit = mcpdesc_core::Limits::default().max_depth;
     if u64::try_from(nesting(bytes)).map_or(true, |depth| depth > u64::from(limit)) {
         return None;
@@ -61,7 +61,7 @@ fn nesting(bytes: &[u8]) -> usize {
 }
 
 /// What a line or body the server sent is.
-pub fn incoming(bytes: &[u8]) -> Incoming {
+pub(crate) fn incoming(bytes: &[u8]) -> Incoming {
     match json(bytes) {
         Some(v) => Incoming::Message(v),
         None => Incoming::Raw(String::from_utf8_lossy(bytes).into_owned()),
@@ -69,7 +69,7 @@ pub fn incoming(bytes: &[u8]) -> Incoming {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum TransportError {
+pub(crate) enum TransportError {
     /// The session knows how long it waited, and says so.
     #[error("no answer in time")]
     Timeout,
@@ -87,7 +87,7 @@ fn stderr_suffix(stderr: &str) -> String {
     }
 }
 
-pub trait Transport {
+pub(crate) trait Transport {
     /// Sends one message; `deadline` bounds the whole exchange where the transport waits for
     /// it (HTTP), and is ignored where sending cannot block for long (a pipe).
     fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), TransportError>;
@@ -110,7 +110,7 @@ pub trait Transport {
 }
 
 /// The time left until `deadline`, or `None` once it has passed.
-pub fn remaining(deadline: Instant) -> Option<Duration> {
+pub(crate) fn remaining(deadline: Instant) -> Option<Duration> {
     deadline
         .checked_duration_since(Instant::now())
         .filter(|d| !d.is_zero())

@@ -19,9 +19,12 @@ use super::worker::Checked;
 use mcpdesc_project::suppress::{is_cli_rule, SUPPRESS_KEY};
 
 /// What a new suppression says until its author writes the real reason.
-pub const REASON_PLACEHOLDER: &str = "TODO: say why this finding does not apply";
+pub(crate) const REASON_PLACEHOLDER: &str = "TODO: say why this finding does not apply";
 
-pub fn code_actions(checked: &Checked, params: CodeActionParams) -> Vec<CodeActionOrCommand> {
+pub(crate) fn code_actions(
+    checked: &Checked,
+    params: CodeActionParams,
+) -> Vec<CodeActionOrCommand> {
     let Some(doc) = checked.doc.as_deref() else {
         return Vec::new();
     };
@@ -147,7 +150,7 @@ impl Action {
 }
 
 /// The edit that adds an entry silencing `d` to the document's suppressions.
-pub fn suppression(doc: &Document<'_>, text: &Text, d: &Diagnostic) -> Option<Edit> {
+pub(crate) fn suppression(doc: &Document<'_>, text: &Text, d: &Diagnostic) -> Option<Edit> {
     let entry = json!({
         "rule": d.rule,
         "pointer": d.pointer,

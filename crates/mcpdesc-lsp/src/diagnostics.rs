@@ -19,14 +19,14 @@ use mcpdesc_project::safe;
 
 /// The finding a diagnostic stands for, carried in its `data`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FindingData {
+pub(crate) struct FindingData {
     pub rule: String,
     pub pointer: String,
     pub versions: Vec<String>,
 }
 
 /// The catalogue of the release that judged a checked document.
-pub fn catalogue_of(checked: &Checked) -> Option<&Catalogue> {
+pub(crate) fn catalogue_of(checked: &Checked) -> Option<&Catalogue> {
     let engine = checked.engine.as_deref()?;
     Some(
         engine
@@ -40,7 +40,7 @@ pub fn catalogue_of(checked: &Checked) -> Option<&Catalogue> {
 }
 
 /// The range a finding at `line`:`column` underlines.
-pub fn range_of(text: &Text, line: u32, column: u32) -> Range {
+pub(crate) fn range_of(text: &Text, line: u32, column: u32) -> Range {
     match locate::token(text, DocPosition::new(line, column)) {
         Some((start, end)) => text.range(start, end),
         None => Range::new(Position::new(0, 0), Position::new(0, 0)),
@@ -56,7 +56,7 @@ fn severity(s: Severity) -> DiagnosticSeverity {
 }
 
 /// The message shown: the finding's text made safe, with the versions it concerns.
-pub fn message(d: &mcpdesc_core::Diagnostic) -> String {
+pub(crate) fn message(d: &mcpdesc_core::Diagnostic) -> String {
     let text = safe::escape(&d.message);
     if d.versions.is_empty() {
         text.into_owned()
@@ -65,7 +65,7 @@ pub fn message(d: &mcpdesc_core::Diagnostic) -> String {
     }
 }
 
-pub fn for_checked(checked: &Checked) -> Vec<Diagnostic> {
+pub(crate) fn for_checked(checked: &Checked) -> Vec<Diagnostic> {
     if let Some(e) = &checked.rule_error {
         return vec![Diagnostic {
             range: Range::default(),
@@ -100,7 +100,7 @@ pub fn for_checked(checked: &Checked) -> Vec<Diagnostic> {
 }
 
 /// The problems of a failed rule load, on the rule files they are in.
-pub fn for_rule_problems(e: &RuleError) -> HashMap<Uri, Vec<Diagnostic>> {
+pub(crate) fn for_rule_problems(e: &RuleError) -> HashMap<Uri, Vec<Diagnostic>> {
     let mut out: HashMap<Uri, Vec<Diagnostic>> = HashMap::new();
     for (file, line, column, message) in &e.problems {
         let Some(uri) = url::Url::from_file_path(file)

@@ -12,7 +12,7 @@ use super::text::Text;
 
 /// Replace bytes `start..end` with `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
+pub(crate) struct Edit {
     pub start: usize,
     pub end: usize,
     pub text: String,
@@ -29,7 +29,7 @@ impl Edit {
 }
 
 /// `value` on one line in JSON syntax, with a space after each `,` and `:`.
-pub fn inline(value: &Value) -> String {
+pub(crate) fn inline(value: &Value) -> String {
     match value {
         Value::Array(items) => format!(
             "[{}]",
@@ -117,7 +117,7 @@ fn first_child_start(text: &Text, doc: &Document<'_>, ptr: &str, first: &str) ->
 }
 
 /// Adds member `key: value` as the first member of the object at `ptr`.
-pub fn insert_member(
+pub(crate) fn insert_member(
     text: &Text,
     doc: &Document<'_>,
     ptr: &str,
@@ -158,7 +158,12 @@ pub fn insert_member(
 }
 
 /// Adds `value` as the first element of the array at `ptr`.
-pub fn insert_element(text: &Text, doc: &Document<'_>, ptr: &str, value: &Value) -> Option<Edit> {
+pub(crate) fn insert_element(
+    text: &Text,
+    doc: &Document<'_>,
+    ptr: &str,
+    value: &Value,
+) -> Option<Edit> {
     let items = doc.root().pointer(ptr)?.as_array()?;
     let (value_pos, _) = doc.node_positions(ptr)?;
     let open = text.offset_of(value_pos)?;
@@ -189,7 +194,12 @@ pub fn insert_element(text: &Text, doc: &Document<'_>, ptr: &str, value: &Value)
 }
 
 /// Replaces the value at `ptr` with `value`.
-pub fn replace_value(text: &Text, doc: &Document<'_>, ptr: &str, value: &Value) -> Option<Edit> {
+pub(crate) fn replace_value(
+    text: &Text,
+    doc: &Document<'_>,
+    ptr: &str,
+    value: &Value,
+) -> Option<Edit> {
     let (start, end) = locate::value_extent(text, doc, ptr)?;
     let s = text.as_str();
     let new = if s[start..].starts_with('-') && value.is_array() {

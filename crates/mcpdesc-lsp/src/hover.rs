@@ -22,7 +22,7 @@ fn code(text: &str) -> String {
     format!("`{text}`")
 }
 
-pub fn hover(checked: &Checked, params: HoverParams) -> Option<Hover> {
+pub(crate) fn hover(checked: &Checked, params: HoverParams) -> Option<Hover> {
     let pos = params.text_document_position_params.position;
     let text = &checked.text;
     let cat = catalogue_of(checked)?;

@@ -15,7 +15,7 @@ use mcpdesc_core::internal::is_absolute_uri;
 use mcpdesc_core::DocUrls;
 
 #[derive(Debug, Default)]
-pub struct RuleLinks {
+pub(crate) struct RuleLinks {
     /// An absolute template (`{release}`, `{owner}`, `{id}`) configured or in the catalogue.
     urls: Option<DocUrls>,
     /// Where the pages were rendered, when no absolute template is known.
@@ -24,7 +24,7 @@ pub struct RuleLinks {
 
 impl RuleLinks {
     /// Links for the rules of `engine`; renders the pages in the background when needed.
-    pub fn for_engine(engine: &Engine, rules: &[PathBuf], base: Option<&str>) -> RuleLinks {
+    pub(crate) fn for_engine(engine: &Engine, rules: &[PathBuf], base: Option<&str>) -> RuleLinks {
         let urls = DocUrls::new(base);
         let cat = engine.catalogue();
         let absolute = cat
@@ -55,7 +55,7 @@ impl RuleLinks {
     }
 
     /// The page of rule `id` as `cat` (the release that judged the document) defines it.
-    pub fn link(&self, cat: &Catalogue, id: &str) -> Option<Uri> {
+    pub(crate) fn link(&self, cat: &Catalogue, id: &str) -> Option<Uri> {
         let rule = cat.rule(id)?;
         let text = match (&self.urls, &self.pages) {
             (Some(urls), _) => urls.url(cat, id)?,

@@ -9,7 +9,7 @@ use super::text::Text;
 
 /// The byte range a finding at `pos` underlines: the key or scalar there, or the rest of
 /// the line for a container.
-pub fn token(text: &Text, pos: DocPosition) -> Option<(usize, usize)> {
+pub(crate) fn token(text: &Text, pos: DocPosition) -> Option<(usize, usize)> {
     let start = text.offset_of(pos)?;
     let s = text.as_str();
     let rest = &s[start..];
@@ -64,7 +64,7 @@ fn quoted_end(s: &str, start: usize, quote: char) -> Option<usize> {
 }
 
 /// The end (exclusive) of the bracketed value (`{…}` or `[…]`) opening at `start`.
-pub fn bracket_end(s: &str, start: usize) -> Option<usize> {
+pub(crate) fn bracket_end(s: &str, start: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = start;
     let bytes = s.as_bytes();
@@ -102,7 +102,7 @@ pub fn bracket_end(s: &str, start: usize) -> Option<usize> {
 
 /// The end (exclusive, before the line break) of the block-style YAML node starting at
 /// `start`: a sequence (`- …` items) or a mapping, by indentation.
-pub fn block_end(text: &Text, start: usize) -> usize {
+pub(crate) fn block_end(text: &Text, start: usize) -> usize {
     let s = text.as_str();
     let pos = text.position(start);
     let line = pos.line as usize;
@@ -132,7 +132,11 @@ pub fn block_end(text: &Text, start: usize) -> usize {
 }
 
 /// The byte range of the whole value at `pointer`.
-pub fn value_extent(text: &Text, doc: &Document<'_>, pointer: &str) -> Option<(usize, usize)> {
+pub(crate) fn value_extent(
+    text: &Text,
+    doc: &Document<'_>,
+    pointer: &str,
+) -> Option<(usize, usize)> {
     let (value_pos, _) = doc.node_positions(pointer)?;
     let start = text.offset_of(value_pos)?;
     let s = text.as_str();

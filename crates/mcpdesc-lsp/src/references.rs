@@ -72,7 +72,7 @@ fn reference_under(doc: &Document<'_>, at: &str, member: &str) -> Option<String>
     target_of(value)
 }
 
-pub fn definition(
+pub(crate) fn definition(
     checked: &Checked,
     params: GotoDefinitionParams,
 ) -> Option<GotoDefinitionResponse> {
@@ -86,7 +86,7 @@ pub fn definition(
     Some(GotoDefinitionResponse::Scalar(loc))
 }
 
-pub fn references(checked: &Checked, params: ReferenceParams) -> Option<Vec<Location>> {
+pub(crate) fn references(checked: &Checked, params: ReferenceParams) -> Option<Vec<Location>> {
     let p = params.text_document_position;
     let doc = checked.doc.as_deref()?;
     let member = member(checked)?;

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use mcpdesc_project::config::{Config, InputKind};
 
 /// What holds for every document of a session.
-pub struct StartupOptions {
+pub(crate) struct StartupOptions {
     pub rules: Vec<PathBuf>,
     pub extend_rules: Vec<PathBuf>,
     pub spec_version: Option<String>,
@@ -30,7 +30,7 @@ pub struct StartupOptions {
 /// `initializationOptions` an editor may send; every key is optional.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
-pub struct EditorOptions {
+pub(crate) struct EditorOptions {
     /// Rules directories, as `--rules`.
     pub rules: Vec<PathBuf>,
     /// House-rule directories, as `--extend-rules`.
@@ -48,7 +48,7 @@ impl EditorOptions {
     /// The options an editor sent, read member by member: a member of the wrong type, or one
     /// that is not an option, is left out and named in the problems returned, and the others
     /// still hold.
-    pub fn read(options: Option<&serde_json::Value>) -> (EditorOptions, Vec<String>) {
+    pub(crate) fn read(options: Option<&serde_json::Value>) -> (EditorOptions, Vec<String>) {
         use serde_json::{Map, Value};
         let map = match options {
             None | Some(Value::Null) => return (EditorOptions::default(), Vec::new()),
@@ -78,7 +78,7 @@ impl EditorOptions {
 
 /// The settings one document is checked with; documents with equal settings share an engine.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub rules: Vec<PathBuf>,
     pub extend_rules: Vec<PathBuf>,
     pub spec_version: Option<String>,
@@ -92,7 +92,7 @@ pub struct Settings {
 
 impl Settings {
     /// The command line first, then the editor's options, then the configuration file.
-    pub fn merge(startup: &StartupOptions, config: Option<&Config>) -> Settings {
+    pub(crate) fn merge(startup: &StartupOptions, config: Option<&Config>) -> Settings {
         let e = &startup.editor;
         let d = config.map(|c| c.defaults.clone()).unwrap_or_default();
         let rules = if !startup.rules.is_empty() {

@@ -14,7 +14,7 @@ use mcpdesc_core::Format;
 
 /// A document's text with the byte offset of each line start.
 #[derive(Debug)]
-pub struct Text {
+pub(crate) struct Text {
     text: String,
     /// Line starts as the protocol counts them.
     line_starts: Vec<usize>,
@@ -38,7 +38,7 @@ impl Clone for Text {
 }
 
 impl Text {
-    pub fn new(text: String) -> Text {
+    pub(crate) fn new(text: String) -> Text {
         let bytes = text.as_bytes();
         let mut line_starts = vec![0];
         let mut lone_return = false;
@@ -72,7 +72,7 @@ impl Text {
     }
 
     /// Says how the engine reads this text: positions of findings and of nodes follow it.
-    pub fn read_as(&self, format: Format) {
+    pub(crate) fn read_as(&self, format: Format) {
         self.newline_only
             .store(format != Format::Yaml, Ordering::Relaxed);
     }
@@ -85,7 +85,7 @@ impl Text {
         }
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
 
@@ -103,12 +103,12 @@ impl Text {
     }
 
     /// The text of line `line` (0-based), without its line break.
-    pub fn line(&self, line: usize) -> &str {
+    pub(crate) fn line(&self, line: usize) -> &str {
         self.line_in(&self.line_starts, line)
     }
 
     /// The byte offset of the start of line `line` (0-based), or the end of the text.
-    pub fn line_start(&self, line: usize) -> usize {
+    pub(crate) fn line_start(&self, line: usize) -> usize {
         self.line_starts
             .get(line)
             .copied()
@@ -116,7 +116,7 @@ impl Text {
     }
 
     /// The byte offset of an LSP position; positions past a line's end clamp to it.
-    pub fn offset(&self, pos: Position) -> usize {
+    pub(crate) fn offset(&self, pos: Position) -> usize {
         let line = pos.line as usize;
         if line >= self.line_starts.len() {
             return self.text.len();
@@ -133,7 +133,7 @@ impl Text {
     }
 
     /// The LSP position of byte `offset` (rounded down to a character boundary).
-    pub fn position(&self, offset: usize) -> Position {
+    pub(crate) fn position(&self, offset: usize) -> Position {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
@@ -148,7 +148,7 @@ impl Text {
     }
 
     /// The byte offset of an engine position (1-based line, column in scalar values).
-    pub fn offset_of(&self, pos: DocPosition) -> Option<usize> {
+    pub(crate) fn offset_of(&self, pos: DocPosition) -> Option<usize> {
         if pos.line == 0 {
             return None;
         }
@@ -164,7 +164,7 @@ impl Text {
     }
 
     /// The engine position of an LSP position.
-    pub fn doc_position(&self, pos: Position) -> DocPosition {
+    pub(crate) fn doc_position(&self, pos: Position) -> DocPosition {
         let offset = self.offset(pos);
         let starts = self.engine_starts();
         let line = starts.partition_point(|&s| s <= offset) - 1;
@@ -173,12 +173,12 @@ impl Text {
     }
 
     /// The LSP range of bytes `start..end`.
-    pub fn range(&self, start: usize, end: usize) -> Range {
+    pub(crate) fn range(&self, start: usize, end: usize) -> Range {
         Range::new(self.position(start), self.position(end))
     }
 
     /// Applies one change of a `didChange` notification: a range replaced, or the whole text.
-    pub fn apply(&mut self, change: TextDocumentContentChangeEvent) {
+    pub(crate) fn apply(&mut self, change: TextDocumentContentChangeEvent) {
         match change.range {
             None => *self = Text::new(change.text),
             Some(range) => {

@@ -20,7 +20,7 @@ const MAX_HEADERS: usize = 32;
 
 /// One framed message read from the input, or why none could be.
 #[derive(Debug, PartialEq)]
-pub enum Frame {
+pub(crate) enum Frame {
     Body(Vec<u8>),
     /// The headers were malformed; they have been skipped up to their blank line.
     BadHeaders(String),
@@ -33,7 +33,7 @@ pub enum Frame {
 }
 
 /// Reads the next frame; `None` at the end of the input (also in the middle of a frame).
-pub fn read_frame(r: &mut impl BufRead, limit: usize) -> io::Result<Option<Frame>> {
+pub(crate) fn read_frame(r: &mut impl BufRead, limit: usize) -> io::Result<Option<Frame>> {
     let mut length: Option<Result<u64, String>> = None;
     let mut problem: Option<String> = None;
     let mut headers = 0usize;
@@ -96,7 +96,7 @@ pub fn read_frame(r: &mut impl BufRead, limit: usize) -> io::Result<Option<Frame
 }
 
 /// Skips a body of `announced` bytes without holding it; `false` when the input ends first.
-pub fn skip_body(r: &mut impl BufRead, announced: u64) -> io::Result<bool> {
+pub(crate) fn skip_body(r: &mut impl BufRead, announced: u64) -> io::Result<bool> {
     Ok(io::copy(&mut r.take(announced), &mut io::sink())? == announced)
 }
 
@@ -149,7 +149,7 @@ fn cut(s: &str) -> String {
 }
 
 /// What a body is: a message, or the error response it gets.
-pub fn decode(body: &[u8]) -> Result<Message, Box<Response>> {
+pub(crate) fn decode(body: &[u8]) -> Result<Message, Box<Response>> {
     let value: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
@@ -185,7 +185,7 @@ fn null_id() -> RequestId {
 }
 
 /// Threads that read and write standard input and output.
-pub struct IoThreads {
+pub(crate) struct IoThreads {
     reader: thread::JoinHandle<io::Result<()>>,
     writer: thread::JoinHandle<io::Result<()>>,
     /// Dropped to tell the writer that the server is done: the reader may still hold a sender
@@ -196,7 +196,7 @@ pub struct IoThreads {
 impl IoThreads {
     /// Waits for the writer to send everything queued; the reader may still be blocked on an
     /// input the editor keeps open, and is left to the process's end.
-    pub fn join(self) -> io::Result<()> {
+    pub(crate) fn join(self) -> io::Result<()> {
         drop(self.stop);
         let written = self.writer.join().unwrap_or(Ok(()));
         if self.reader.is_finished() {
@@ -207,7 +207,7 @@ impl IoThreads {
 }
 
 /// A connection over standard input and output whose messages are at most `limit` bytes.
-pub fn stdio(limit: usize) -> (Connection, IoThreads) {
+pub(crate) fn stdio(limit: usize) -> (Connection, IoThreads) {
     let (to_writer, from_server) = crossbeam_channel::unbounded::<Message>();
     let (to_server, from_reader) = crossbeam_channel::bounded::<Message>(0);
     let errors = to_writer.clone();
@@ -234,7 +234,7 @@ pub fn stdio(limit: usize) -> (Connection, IoThreads) {
 }
 
 /// Reads frames until the input ends, handing messages to the server and answering the rest.
-pub fn read_loop(
+pub(crate) fn read_loop(
     r: &mut impl BufRead,
     limit: usize,
     server: &Sender<Message>,

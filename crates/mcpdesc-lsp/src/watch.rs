@@ -9,7 +9,7 @@ use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 
 /// Watches directories; every change of a file that can hold rules or configuration sends
 /// one event.
-pub struct Watch {
+pub(crate) struct Watch {
     watcher: Option<RecommendedWatcher>,
     watched: HashSet<PathBuf>,
     /// Keeps the channel open when no watcher could be made, so that the loop waiting on
@@ -28,7 +28,7 @@ fn relevant(path: &Path) -> bool {
 }
 
 impl Watch {
-    pub fn new() -> (Watch, Receiver<()>) {
+    pub(crate) fn new() -> (Watch, Receiver<()>) {
         let (tx, rx): (Sender<()>, Receiver<()>) = crossbeam_channel::unbounded();
         let sender = tx.clone();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
@@ -52,7 +52,7 @@ impl Watch {
     }
 
     /// Watches each directory not yet watched (rule directories with their subdirectories).
-    pub fn watch_all(&mut self, dirs: &[PathBuf]) {
+    pub(crate) fn watch_all(&mut self, dirs: &[PathBuf]) {
         let Some(w) = &mut self.watcher else { return };
         for dir in dirs {
             if self.watched.contains(dir) || !dir.is_dir() {

@@ -19,13 +19,13 @@ use mcpdesc_project::error_text::with_causes;
 use mcpdesc_project::findings::Policy;
 
 /// What the loop asks of the worker.
-pub enum Job {
+pub(crate) enum Job {
     Check(CheckJob),
     /// Rule files or configuration changed: forget every engine and configuration.
     Reload,
 }
 
-pub struct CheckJob {
+pub(crate) struct CheckJob {
     pub uri: Uri,
     pub version: i32,
     pub text: Arc<Text>,
@@ -37,7 +37,7 @@ pub struct CheckJob {
 }
 
 /// The outcome of checking one version of one document.
-pub struct Checked {
+pub(crate) struct Checked {
     pub uri: Uri,
     pub version: i32,
     pub text: Arc<Text>,
@@ -60,7 +60,7 @@ pub struct Checked {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleError {
+pub(crate) struct RuleError {
     pub message: String,
     /// `(file, line, column, message)` for each problem, the file resolved to a path.
     pub problems: Vec<(PathBuf, u32, u32, String)>,
@@ -76,14 +76,14 @@ struct Built {
     warnings: Arc<[String]>,
 }
 
-pub struct Worker {
+pub(crate) struct Worker {
     startup: Arc<StartupOptions>,
     discovery: Discovery,
     built: HashMap<Settings, Result<Built, RuleError>>,
 }
 
 /// Starts the worker; it ends when `jobs` is closed.
-pub fn spawn(
+pub(crate) fn spawn(
     startup: Arc<StartupOptions>,
     jobs: Receiver<Job>,
     results: Sender<Checked>,

@@ -22,7 +22,7 @@ fn property(s: &str) -> String {
 }
 
 /// `::error file=…,line=…,col=…,title=…::message`, then the summary as a plain log line.
-pub fn github(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
+pub(crate) fn github(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     let mut out = String::new();
     for r in results {
         if let Some(e) = r.unclaimed_load_error() {

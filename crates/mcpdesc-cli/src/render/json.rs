@@ -39,7 +39,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// The JSON report; documented fields first and unchanged, optional additions after them.
-pub fn json(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<String> {
+pub(crate) fn json(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<String> {
     let files = results
         .iter()
         .map(|r| JsonFile {

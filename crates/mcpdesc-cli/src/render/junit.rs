@@ -40,7 +40,7 @@ fn line(s: &str) -> String {
 /// Findings at or above the fail-on level are `<failure>`s, load failures `<error>`s, the
 /// others passing test cases that carry the finding in `<system-out>`. A document without
 /// findings is one passing test case.
-pub fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
+pub(crate) fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     let mut suites = String::new();
     let (mut tests, mut failures, mut errors) = (0usize, 0usize, 0usize);
     for r in results {

@@ -6,7 +6,7 @@
 mod github;
 mod json;
 pub(crate) mod junit;
-pub mod rules;
+pub(crate) mod rules;
 pub(crate) use mcpdesc_project::safe;
 mod sarif;
 mod text;
@@ -15,17 +15,17 @@ use mcpdesc_core::internal::release_dir;
 use mcpdesc_core::rules::CatalogueSet;
 use mcpdesc_core::{Catalogue, Diagnostic, LoadFailure, Severity};
 
-pub use github::github;
-pub use json::json;
-pub use junit::junit;
-pub use sarif::sarif;
-pub use text::text;
+pub(crate) use github::github;
+pub(crate) use json::json;
+pub(crate) use junit::junit;
+pub(crate) use sarif::sarif;
+pub(crate) use text::text;
 
-pub use mcpdesc_project::config::OutputFormat;
+pub(crate) use mcpdesc_project::config::OutputFormat;
 
 /// The outcome for one input after suppressions, strictness and the baseline were applied.
 #[derive(Debug, Clone)]
-pub struct FileResult {
+pub(crate) struct FileResult {
     /// The path as shown to the user (as given, or as found while walking a directory).
     pub path: String,
     /// The source text, for excerpts (absent when the input could not be read).
@@ -45,7 +45,7 @@ pub struct FileResult {
 
 impl FileResult {
     /// The document loaded and has no error-level finding.
-    pub fn is_valid(&self) -> bool {
+    pub(crate) fn is_valid(&self) -> bool {
         self.load_error.is_none()
             && !self
                 .diagnostics
@@ -54,17 +54,17 @@ impl FileResult {
     }
 
     /// A load failure that no rule turned into a diagnostic.
-    pub fn unclaimed_load_error(&self) -> Option<&LoadFailure> {
+    pub(crate) fn unclaimed_load_error(&self) -> Option<&LoadFailure> {
         self.load_error
             .as_ref()
             .filter(|_| self.io_error || self.diagnostics.is_empty())
     }
 }
 
-pub use mcpdesc_core::DocUrls;
+pub(crate) use mcpdesc_core::DocUrls;
 
 /// Everything a renderer needs besides the results.
-pub struct RenderContext<'a> {
+pub(crate) struct RenderContext<'a> {
     /// The default release (or the one `--spec-version` fixed).
     pub catalogue: &'a Catalogue,
     /// Every loaded release; each document's findings link to the release that judged it.
@@ -80,7 +80,7 @@ pub struct RenderContext<'a> {
 
 impl RenderContext<'_> {
     /// The release that judged `r` (the default one when it is unknown).
-    pub fn catalogue_of(&self, r: &FileResult) -> &Catalogue {
+    pub(crate) fn catalogue_of(&self, r: &FileResult) -> &Catalogue {
         r.release
             .as_deref()
             .and_then(|v| {
@@ -93,12 +93,12 @@ impl RenderContext<'_> {
     }
 
     /// The page of rule `id` for a finding in `r`, in the release that judged `r`.
-    pub fn doc_url(&self, r: &FileResult, id: &str) -> Option<String> {
+    pub(crate) fn doc_url(&self, r: &FileResult, id: &str) -> Option<String> {
         self.docs.url(self.catalogue_of(r), id)
     }
 
     /// The profile name reported in machine-readable output.
-    pub fn profile(&self) -> &'static str {
+    pub(crate) fn profile(&self) -> &'static str {
         if self.strict {
             "strict"
         } else {
@@ -109,7 +109,7 @@ impl RenderContext<'_> {
 
 /// Finding counts over all results.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Totals {
+pub(crate) struct Totals {
     pub files: usize,
     pub invalid: usize,
     pub errors: usize,
@@ -120,7 +120,7 @@ pub struct Totals {
 }
 
 impl Totals {
-    pub fn of(results: &[FileResult]) -> Totals {
+    pub(crate) fn of(results: &[FileResult]) -> Totals {
         let mut t = Totals {
             files: results.len(),
             ..Totals::default()

@@ -27,7 +27,7 @@ fn history(r: &Rule) -> Value {
 
 /// The rules of one release with their metadata, fields named as in the rule files; the
 /// JSON form also names the release, its history per rule, and the rules it retired.
-pub fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> {
+pub(crate) fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> {
     match format {
         Format::Json => {
             let rules: Vec<Value> = rules
@@ -133,7 +133,7 @@ fn indented(text: &str, n: usize) -> String {
 }
 
 /// Every metadata field of one rule, its applicability table and its examples.
-pub fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
+pub(crate) fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
     let d = &rule.def;
     let mut o = String::new();
     let id = escape(&d.id);

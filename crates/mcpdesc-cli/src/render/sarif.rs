@@ -135,7 +135,7 @@ fn result(r: &FileResult, d: &Diagnostic, index: Option<usize>, ctx: &RenderCont
 }
 
 /// One run of the `mcpdesc` driver over every input.
-pub fn sarif(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<String> {
+pub(crate) fn sarif(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<String> {
     let rules = descriptors(results, ctx);
     let index_of = |id: &str| rules.iter().position(|r| r["id"] == id);
     let mut out = Vec::new();

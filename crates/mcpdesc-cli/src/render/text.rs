@@ -72,7 +72,7 @@ fn paint(style: Style, text: &str) -> String {
 
 /// `file:line:column: severity[rule] message (MCP versions)`, the excerpt, help and the rule's
 /// page, for every diagnostic (files in order, each file's findings by position); a summary.
-pub fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
+pub(crate) fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     let p = Palette::new(ctx.color);
     let mut out = String::new();
     for r in results {
@@ -174,7 +174,7 @@ fn is_yaml(path: &str) -> bool {
 }
 
 /// `Checked 3 files: 2 invalid, 4 errors, 1 warning; 2 suppressed.`, naming the strict profile.
-pub fn summary(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
+pub(super) fn summary(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
     let t = Totals::of(results);
     let mut s = format!("Checked {}", plural(t.files, "file", "files"));
     if ctx.strict {

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{mcpdesc, Run};
 
 /// How to reach a server: its command, or the URL of its Streamable HTTP endpoint.
-pub enum Server {
+pub(crate) enum Server {
     Stdio(Vec<PathBuf>),
     Http(String),
 }
@@ -29,7 +29,7 @@ impl Server {
 
 /// One finding of a `check-server --format json` report.
 #[derive(Debug, Clone)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub rule: String,
     pub pointer: String,
     pub message: String,
@@ -37,7 +37,7 @@ pub struct Finding {
 }
 
 /// A `check-server --format json` run.
-pub struct Checked {
+pub(crate) struct Checked {
     pub run: Run,
     /// Every finding on the description (the first file of the report).
     pub findings: Vec<Finding>,
@@ -45,7 +45,7 @@ pub struct Checked {
 
 impl Checked {
     /// The findings of the comparison with the server (`mcpdesc-live.*`).
-    pub fn live(&self) -> Vec<&Finding> {
+    pub(crate) fn live(&self) -> Vec<&Finding> {
         self.findings
             .iter()
             .filter(|f| f.rule.starts_with("mcpdesc-live."))
@@ -53,7 +53,7 @@ impl Checked {
     }
 
     /// `(rule, pointer)` of the live findings.
-    pub fn live_pointers(&self) -> Vec<(String, String)> {
+    pub(crate) fn live_pointers(&self) -> Vec<(String, String)> {
         self.live()
             .into_iter()
             .map(|f| (f.rule.clone(), f.pointer.clone()))
@@ -61,7 +61,7 @@ impl Checked {
     }
 
     /// The rules of the other findings on the description, each once, sorted.
-    pub fn other_rules(&self) -> Vec<&str> {
+    pub(crate) fn other_rules(&self) -> Vec<&str> {
         let mut rules: Vec<&str> = self
             .findings
             .iter()
@@ -75,7 +75,7 @@ impl Checked {
 }
 
 /// `check-server DESCRIPTION --format json FLAGS` against `server`.
-pub fn check(description: &Path, flags: &[&OsStr], server: &Server) -> Checked {
+pub(crate) fn check(description: &Path, flags: &[&OsStr], server: &Server) -> Checked {
     let mut args: Vec<OsString> = vec![
         "check-server".into(),
         description.into(),
@@ -107,7 +107,7 @@ pub fn check(description: &Path, flags: &[&OsStr], server: &Server) -> Checked {
 }
 
 /// `init --from-server --format json --out DIR/description.json` from `server`.
-pub fn init_json(dir: &Path, server: &Server) -> PathBuf {
+pub(crate) fn init_json(dir: &Path, server: &Server) -> PathBuf {
     let out = dir.join("description.json");
     let mut args: Vec<OsString> = vec![
         "init".into(),
@@ -123,14 +123,14 @@ pub fn init_json(dir: &Path, server: &Server) -> PathBuf {
     out
 }
 
-pub fn read_json(path: &Path) -> Value {
+pub(crate) fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// Renames the first tool declaration, adds a property to the input schema of the next
 /// tool declaration with another name, and removes one capability from one capability
 /// declaration; returns the pointers the three findings must have.
-pub fn edit(path: &Path) -> (PathBuf, [String; 3]) {
+pub(crate) fn edit(path: &Path) -> (PathBuf, [String; 3]) {
     let mut d = read_json(path);
     let tools = d["tools"].as_array_mut().unwrap();
     let first = tools[0]["name"].as_str().unwrap().to_owned();
@@ -165,7 +165,7 @@ pub fn edit(path: &Path) -> (PathBuf, [String; 3]) {
 
 /// A description written from `server` checks clean against it; after [`edit`], exactly
 /// the three findings of the edit, at its pointers.
-pub fn assert_round_trip(dir: &Path, server: &Server) {
+pub(crate) fn assert_round_trip(dir: &Path, server: &Server) {
     let written = init_json(dir, server);
     let c = check(&written, &[], server);
     assert!(c.live().is_empty(), "{:?}\n{}", c.live(), c.run.output());

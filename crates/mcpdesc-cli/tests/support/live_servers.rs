@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 use super::registries::registries_unreachable;
 use super::workspace;
 
-pub fn servers_dir() -> PathBuf {
+pub(crate) fn servers_dir() -> PathBuf {
     workspace().join("xtask/live-servers")
 }
 
 /// Installs the real servers once per test binary; `false` (with the reason printed) when
 /// a registry cannot be reached, the one reason a test of them may skip.
-pub fn real_servers_installed() -> bool {
+pub(crate) fn real_servers_installed() -> bool {
     static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
     let outcome = INSTALLED.get_or_init(|| {
         let run = Command::new("timeout")
@@ -50,7 +50,7 @@ fn everything_js() -> PathBuf {
 }
 
 /// `node …/server-everything/dist/index.js stdio`.
-pub fn everything_stdio() -> Vec<PathBuf> {
+pub(crate) fn everything_stdio() -> Vec<PathBuf> {
     vec![
         PathBuf::from("node"),
         everything_js(),
@@ -60,7 +60,7 @@ pub fn everything_stdio() -> Vec<PathBuf> {
 
 /// server-everything in Streamable HTTP mode on a free loopback port, stopped when dropped
 /// however the test ends.
-pub struct EverythingHttp {
+pub(crate) struct EverythingHttp {
     child: Child,
     pub url: String,
 }
@@ -73,7 +73,7 @@ impl Drop for EverythingHttp {
 }
 
 /// Starts server-everything in Streamable HTTP mode and waits until it listens.
-pub fn everything_http() -> EverythingHttp {
+pub(crate) fn everything_http() -> EverythingHttp {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -102,7 +102,7 @@ pub fn everything_http() -> EverythingHttp {
 }
 
 /// The server built with the official Python SDK, in its virtual environment.
-pub fn python_sdk_server() -> Vec<PathBuf> {
+pub(crate) fn python_sdk_server() -> Vec<PathBuf> {
     let dir = servers_dir();
     vec![dir.join(".venv/bin/python"), dir.join("python-server.py")]
 }

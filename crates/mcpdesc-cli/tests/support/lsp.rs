@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 /// How long any expected message may take.
-pub const TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(20);
 
-pub struct Client {
+pub(crate) struct Client {
     child: Child,
     stdin: Option<ChildStdin>,
     incoming: Receiver<Value>,
@@ -23,14 +23,14 @@ pub struct Client {
     pub seen: Vec<Value>,
 }
 
-pub fn file_uri(path: &Path) -> String {
+pub(crate) fn file_uri(path: &Path) -> String {
     let path = path.canonicalize().unwrap_or_else(|_| path.to_owned());
     format!("file://{}", path.display()).replace(' ', "%20")
 }
 
 impl Client {
     /// Starts the server with `args` in `dir` and completes the `initialize` handshake.
-    pub fn start(dir: &Path, args: &[&str], init_options: Value) -> (Client, Value) {
+    pub(crate) fn start(dir: &Path, args: &[&str], init_options: Value) -> (Client, Value) {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
             .arg("server")
             .args(args)
@@ -97,7 +97,7 @@ impl Client {
         (client, result)
     }
 
-    pub fn send(&mut self, msg: &Value) {
+    pub(crate) fn send(&mut self, msg: &Value) {
         let body = serde_json::to_vec(msg).unwrap();
         let mut framed = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
         framed.extend_from_slice(&body);
@@ -105,24 +105,24 @@ impl Client {
     }
 
     /// Writes `bytes` as they are, framing included (or not).
-    pub fn send_raw(&mut self, bytes: &[u8]) {
+    pub(crate) fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().expect("the server's input is open");
         stdin.write_all(bytes).unwrap();
         stdin.flush().unwrap();
     }
 
     /// The server's process id.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Closes the server's input.
-    pub fn close_input(&mut self) {
+    pub(crate) fn close_input(&mut self) {
         self.stdin = None;
     }
 
     /// Waits for the server to exit; its exit code (`None` when a signal ended it).
-    pub fn exit_code(&mut self) -> Option<i32> {
+    pub(crate) fn exit_code(&mut self) -> Option<i32> {
         let deadline = Instant::now() + TIMEOUT;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -133,12 +133,12 @@ impl Client {
         }
     }
 
-    pub fn notify(&mut self, method: &str, params: Value) {
+    pub(crate) fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
     /// Sends a request and waits for its response; returns its `result` (panics on an error).
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let response = self.request_raw(method, params);
         if let Some(e) = response.get("error") {
             panic!("{method} failed: {e}");
@@ -147,7 +147,7 @@ impl Client {
     }
 
     /// Sends a request and waits for the whole response.
-    pub fn request_raw(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request_raw(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -155,7 +155,7 @@ impl Client {
     }
 
     /// Waits for the first message for which `pred` holds, keeping the others in `seen`.
-    pub fn wait_for(&mut self, mut pred: impl FnMut(&Value) -> bool) -> Value {
+    pub(crate) fn wait_for(&mut self, mut pred: impl FnMut(&Value) -> bool) -> Value {
         if let Some(i) = self.seen.iter().position(&mut pred) {
             return self.seen.remove(i);
         }
@@ -179,7 +179,7 @@ impl Client {
     }
 
     /// Waits for the diagnostics of `uri` at document version `version`.
-    pub fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
+    pub(crate) fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
         let m = self.wait_for(|m| {
             m["method"] == "textDocument/publishDiagnostics"
                 && m["params"]["uri"] == uri
@@ -192,7 +192,7 @@ impl Client {
     }
 
     /// Waits for any diagnostics of `uri` (files the client has not opened have no version).
-    pub fn any_diagnostics(&mut self, uri: &str) -> Vec<Value> {
+    pub(crate) fn any_diagnostics(&mut self, uri: &str) -> Vec<Value> {
         let m = self.wait_for(|m| {
             m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
         });
@@ -202,7 +202,7 @@ impl Client {
             .unwrap_or_default()
     }
 
-    pub fn open(&mut self, uri: &str, language: &str, text: &str) {
+    pub(crate) fn open(&mut self, uri: &str, language: &str, text: &str) {
         self.notify(
             "textDocument/didOpen",
             json!({"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}),
@@ -210,7 +210,7 @@ impl Client {
     }
 
     /// Replaces the whole text.
-    pub fn change_all(&mut self, uri: &str, version: i64, text: &str) {
+    pub(crate) fn change_all(&mut self, uri: &str, version: i64, text: &str) {
         self.notify(
             "textDocument/didChange",
             json!({"textDocument": {"uri": uri, "version": version},
@@ -219,7 +219,7 @@ impl Client {
     }
 
     /// Ends the session politely and checks that the server exits with 0.
-    pub fn shutdown(mut self) {
+    pub(crate) fn shutdown(mut self) {
         let r = self.request("shutdown", Value::Null);
         assert_eq!(r, Value::Null);
         self.notify("exit", Value::Null);
@@ -243,7 +243,7 @@ impl Drop for Client {
 }
 
 /// Applies LSP text edits (UTF-16 positions) to `text`, last first.
-pub fn apply_edits(text: &str, edits: &[Value]) -> String {
+pub(crate) fn apply_edits(text: &str, edits: &[Value]) -> String {
     let offset = |pos: &Value| -> usize {
         let line = pos["line"].as_u64().unwrap() as usize;
         let character = pos["character"].as_u64().unwrap() as usize;
@@ -277,7 +277,7 @@ pub fn apply_edits(text: &str, edits: &[Value]) -> String {
 }
 
 /// A copy of fixture `rel` (below `spec-fixtures/`) in `dir`.
-pub fn fixture_copy(dir: &Path, rel: &str) -> PathBuf {
+pub(crate) fn fixture_copy(dir: &Path, rel: &str) -> PathBuf {
     let src = super::workspace().join("spec-fixtures").join(rel);
     let dst = dir.join(Path::new(rel).file_name().unwrap());
     std::fs::copy(&src, &dst).unwrap();

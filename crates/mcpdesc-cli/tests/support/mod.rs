@@ -2,15 +2,15 @@
 
 #![allow(dead_code)]
 
-pub mod live_check;
-pub mod live_servers;
-pub mod lsp;
-pub mod registries;
+pub(crate) mod live_check;
+pub(crate) mod live_servers;
+pub(crate) mod lsp;
+pub(crate) mod registries;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub fn workspace() -> PathBuf {
+pub(crate) fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .canonicalize()
@@ -18,7 +18,7 @@ pub fn workspace() -> PathBuf {
 }
 
 /// The outcome of one run of the binary.
-pub struct Run {
+pub(crate) struct Run {
     pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
@@ -26,13 +26,13 @@ pub struct Run {
 
 impl Run {
     /// Both streams, for assertion messages.
-    pub fn output(&self) -> String {
+    pub(crate) fn output(&self) -> String {
         format!("{}\n--- stderr ---\n{}", self.stdout, self.stderr)
     }
 }
 
 /// Runs `mcpdesc ARGS` in `dir`.
-pub fn mcpdesc_in<I, S>(dir: &Path, args: I) -> Run
+pub(crate) fn mcpdesc_in<I, S>(dir: &Path, args: I) -> Run
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
@@ -50,7 +50,7 @@ where
 }
 
 /// Runs `mcpdesc ARGS` in the workspace with `input` on its standard input.
-pub fn mcpdesc_stdin<I, S>(args: I, input: &str) -> Run
+pub(crate) fn mcpdesc_stdin<I, S>(args: I, input: &str) -> Run
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
@@ -77,7 +77,7 @@ where
 }
 
 /// The diagnostics' rule ids of the first file of a `--format json` report.
-pub fn rule_ids(report: &serde_json::Value) -> Vec<String> {
+pub(crate) fn rule_ids(report: &serde_json::Value) -> Vec<String> {
     report["files"][0]["diagnostics"]
         .as_array()
         .unwrap()
@@ -87,7 +87,7 @@ pub fn rule_ids(report: &serde_json::Value) -> Vec<String> {
 }
 
 /// Runs `mcpdesc ARGS` in the workspace.
-pub fn mcpdesc<I, S>(args: I) -> Run
+pub(crate) fn mcpdesc<I, S>(args: I) -> Run
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
@@ -95,7 +95,7 @@ where
     mcpdesc_in(&workspace(), args)
 }
 
-pub fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap().flatten() {
         let target = to.join(entry.file_name());
@@ -108,7 +108,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Every document below `dir` (`*.json`, `*.yaml`, `*.yml`, sidecars excluded), sorted.
-pub fn documents(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn documents(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -131,7 +131,7 @@ pub fn documents(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// `{"rules": [...]}` of `mcpdesc rules list --format json --rules DIR`.
-pub fn rules_list(rules: &Path) -> serde_json::Value {
+pub(crate) fn rules_list(rules: &Path) -> serde_json::Value {
     let run = mcpdesc([
         "rules".as_ref(),
         "list".as_ref(),

@@ -4,7 +4,7 @@
 use std::process::Command;
 
 /// Why the npm registry or PyPI cannot be reached, if one cannot.
-pub fn registries_unreachable() -> Option<String> {
+pub(crate) fn registries_unreachable() -> Option<String> {
     let npm = Command::new("timeout")
         .args(["60", "npm", "ping", "--loglevel=error"])
         .output();

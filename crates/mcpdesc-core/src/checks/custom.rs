@@ -269,15 +269,15 @@ pub(crate) struct Registered<'a> {
 }
 
 impl Registered<'_> {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         self.entry.name
     }
 
-    pub fn params(&self) -> &'static [&'static str] {
+    pub(crate) fn params(&self) -> &'static [&'static str] {
         self.entry.params
     }
 
-    pub fn compile(&self, map: &Map<String, Value>) -> Result<Box<dyn Check>, OptionError> {
+    pub(crate) fn compile(&self, map: &Map<String, Value>) -> Result<Box<dyn Check>, OptionError> {
         (self.entry.compile)(map)
     }
 }
@@ -289,21 +289,21 @@ pub(crate) enum Found<'a> {
 }
 
 impl Found<'_> {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Found::BuiltIn(s) => s.name,
             Found::Custom(r) => r.name(),
         }
     }
 
-    pub fn params(&self) -> &'static [&'static str] {
+    pub(crate) fn params(&self) -> &'static [&'static str] {
         match self {
             Found::BuiltIn(s) => s.params,
             Found::Custom(r) => r.params(),
         }
     }
 
-    pub fn compile(
+    pub(crate) fn compile(
         &self,
         map: &Map<String, Value>,
         cx: &CompileCx<'_>,

@@ -17,14 +17,14 @@ use jsonpath_rust::parser::model::{
 const MAX_DEPTH: usize = 512;
 
 /// The encoded form of `query`.
-pub fn encode(query: &JpQuery) -> Vec<u8> {
+pub(crate) fn encode(query: &JpQuery) -> Vec<u8> {
     let mut out = Vec::new();
     segments(&mut out, &query.segments);
     out
 }
 
 /// The query `bytes` encode, or `None` when they are not an encoding [`encode`] wrote.
-pub fn decode(bytes: &[u8]) -> Option<JpQuery> {
+pub(crate) fn decode(bytes: &[u8]) -> Option<JpQuery> {
     let mut reader = Reader {
         bytes,
         at: 0,

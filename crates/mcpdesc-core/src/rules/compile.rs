@@ -266,7 +266,7 @@ pub(super) struct PathTable {
 impl PathTable {
     /// The paths of `cat`, with their numbers, for a release extending it: its rules keep
     /// them, and new paths follow.
-    pub fn of(cat: &Catalogue) -> PathTable {
+    pub(super) fn of(cat: &Catalogue) -> PathTable {
         let mut numbers = HashMap::new();
         for r in cat.rules.iter().chain(cat.retired.iter().map(|r| &r.rule)) {
             for ((kind, text), &gid) in r.reads.iter().zip(&r.given) {
@@ -281,7 +281,7 @@ impl PathTable {
     }
 
     /// Numbers the paths `rule` reads, sharing each distinct (kind, text) with earlier rules.
-    pub fn intern(&mut self, rule: &mut Rule, given: Vec<(DocumentKind, String, JsonPath)>) {
+    pub(super) fn intern(&mut self, rule: &mut Rule, given: Vec<(DocumentKind, String, JsonPath)>) {
         rule.reads = given
             .iter()
             .map(|(kind, text, _)| (*kind, text.clone()))

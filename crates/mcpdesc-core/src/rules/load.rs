@@ -577,7 +577,7 @@ pub(super) struct ParsedFile {
 
 impl ParsedFile {
     /// Deserializes the node at `ptr`, reporting the first problem at its source position.
-    pub fn deserialize<T: DeserializeOwned>(
+    pub(super) fn deserialize<T: DeserializeOwned>(
         &self,
         ptr: &str,
         problems: &mut Problems,
@@ -618,7 +618,7 @@ impl ParsedFile {
         }
     }
 
-    pub fn value(&self, ptr: &str) -> Option<&Value> {
+    pub(super) fn value(&self, ptr: &str) -> Option<&Value> {
         self.doc.value().pointer(ptr)
     }
 }
@@ -629,18 +629,24 @@ pub(super) struct Problems(pub Vec<RuleProblem>);
 
 impl Problems {
     /// A problem at `ptr` of `file` (at the member's key when it has one).
-    pub fn push(&mut self, file: &ParsedFile, ptr: &str, message: impl Into<String>) {
+    pub(super) fn push(&mut self, file: &ParsedFile, ptr: &str, message: impl Into<String>) {
         let pos = file.doc.key_position(ptr);
         self.push_at(&file.path, pos.line, pos.column, message);
     }
 
     /// A problem at the value (not the key) at `ptr`.
-    pub fn push_value(&mut self, file: &ParsedFile, ptr: &str, message: impl Into<String>) {
+    pub(super) fn push_value(&mut self, file: &ParsedFile, ptr: &str, message: impl Into<String>) {
         let pos = file.doc.position(ptr);
         self.push_at(&file.path, pos.line, pos.column, message);
     }
 
-    pub fn push_at(&mut self, file: &str, line: u32, column: u32, message: impl Into<String>) {
+    pub(super) fn push_at(
+        &mut self,
+        file: &str,
+        line: u32,
+        column: u32,
+        message: impl Into<String>,
+    ) {
         self.0.push(RuleProblem {
             file: file.to_owned(),
             line,

@@ -23,7 +23,7 @@ use std::borrow::Cow;
 ///
 /// Among several candidates at the same distance, the one with the higher Jaro–Winkler
 /// similarity (which favours a common beginning) wins; an exact tie suggests nothing.
-pub fn closest<'a, I>(wrong: &str, candidates: I) -> Option<&'a str>
+pub(crate) fn closest<'a, I>(wrong: &str, candidates: I) -> Option<&'a str>
 where
     I: IntoIterator<Item = &'a str>,
 {
@@ -86,7 +86,7 @@ where
 
 /// `did you mean `x`?` when a candidate is close to `wrong`, else `otherwise()` (which
 /// usually lists the valid names).
-pub fn hint<'a, I>(wrong: &str, candidates: I, otherwise: impl FnOnce() -> String) -> String
+pub(crate) fn hint<'a, I>(wrong: &str, candidates: I, otherwise: impl FnOnce() -> String) -> String
 where
     I: IntoIterator<Item = &'a str>,
 {
@@ -97,7 +97,7 @@ where
 }
 
 /// The names joined for a message, the list cut after `max` names (`a, b, c and 12 more`).
-pub fn list<'a>(names: impl IntoIterator<Item = &'a str>, max: usize) -> String {
+pub(crate) fn list<'a>(names: impl IntoIterator<Item = &'a str>, max: usize) -> String {
     let names: Vec<&str> = names.into_iter().collect();
     if names.len() <= max {
         return names.join(", ");
@@ -107,7 +107,7 @@ pub fn list<'a>(names: impl IntoIterator<Item = &'a str>, max: usize) -> String 
 
 /// The message of an unknown protocol version: the closest version of the catalogue, or
 /// every version.
-pub fn unknown_version(name: &str, versions: &crate::versions::VersionList) -> String {
+pub(crate) fn unknown_version(name: &str, versions: &crate::versions::VersionList) -> String {
     let known = || versions.iter().map(|(_, n)| n);
     format!(
         "unknown protocol version `{name}`; {}",
@@ -121,7 +121,7 @@ pub fn unknown_version(name: &str, versions: &crate::versions::VersionList) -> S
 /// serde's message of an unknown member or variant (`unknown field `feilds`, expected
 /// `fields``) with the closest valid name instead of the list, when one is close; other
 /// messages unchanged.
-pub fn serde_message(message: &str) -> Cow<'_, str> {
+pub(crate) fn serde_message(message: &str) -> Cow<'_, str> {
     for what in ["field", "variant"] {
         let Some(rest) = message.strip_prefix(&format!("unknown {what} `")) else {
             continue;

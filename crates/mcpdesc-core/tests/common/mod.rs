@@ -16,17 +16,17 @@ use mcpdesc_core::{Document, Engine, Format, Limits};
 use serde::Deserialize;
 
 /// Environment variable naming the corpus directory.
-pub const CORPUS_ENV: &str = "MCPDESC_CONFORMANCE_DIR";
+pub(crate) const CORPUS_ENV: &str = "MCPDESC_CONFORMANCE_DIR";
 
 /// Environment variable that makes a harness rewrite its expectations file.
-pub const BLESS_ENV: &str = "MCPDESC_BLESS";
+pub(crate) const BLESS_ENV: &str = "MCPDESC_BLESS";
 
 /// Reason recorded for a deviation that is new when blessing.
-pub const DEFAULT_REASON: &str = "not yet implemented";
+pub(crate) const DEFAULT_REASON: &str = "not yet implemented";
 
 /// The corpus's published JSON Schema and its validator. The draft it declares is checked, so
 /// a wrong file fails loudly (its SHA-256 is not re-checked: no hashing dependency).
-pub fn published_schema(corpus: &Path) -> (serde_json::Value, jsonschema::Validator) {
+pub(crate) fn published_schema(corpus: &Path) -> (serde_json::Value, jsonschema::Validator) {
     use serde_json::Value;
     let schema_path = corpus.join("schema/mcp-description-0.8.0.json");
     let schema_text = std::fs::read_to_string(&schema_path)
@@ -46,16 +46,16 @@ pub fn published_schema(corpus: &Path) -> (serde_json::Value, jsonschema::Valida
     (schema, validator)
 }
 
-pub fn manifest_dir() -> PathBuf {
+pub(crate) fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The workspace's rules directory, read at run time so rule edits need no rebuild.
-pub fn rules_dir() -> PathBuf {
+pub(crate) fn rules_dir() -> PathBuf {
     manifest_dir().join("../../rules")
 }
 
-pub fn engine() -> Engine {
+pub(crate) fn engine() -> Engine {
     let dir = rules_dir();
     Engine::from_dir(&dir)
         .unwrap_or_else(|e| panic!("the rules directory {} does not load:\n{e}", dir.display()))
@@ -68,7 +68,7 @@ fn in_ci() -> bool {
 
 /// The corpus directory, or `None` (after printing why) when it is absent outside CI.
 /// Under CI (`CI` set) an absent corpus fails the test.
-pub fn corpus_dir() -> Option<PathBuf> {
+pub(crate) fn corpus_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os(CORPUS_ENV) {
         Some(d) if !d.is_empty() => PathBuf::from(d),
         _ => manifest_dir().join("../../../shared/conformance/mcpdesc-0.8.0"),
@@ -91,11 +91,12 @@ pub fn corpus_dir() -> Option<PathBuf> {
 }
 
 /// The three fixture folders, in report order.
-pub const FIXTURE_FOLDERS: [&str; 3] = ["expected-valid", "expected-invalid", "expected-warning"];
+pub(crate) const FIXTURE_FOLDERS: [&str; 3] =
+    ["expected-valid", "expected-invalid", "expected-warning"];
 
 /// One document of the corpus.
 #[derive(Debug, Clone)]
-pub struct CorpusFile {
+pub(crate) struct CorpusFile {
     /// `expected-valid`, `expected-invalid`, `expected-warning` or `examples`.
     pub folder: &'static str,
     pub name: String,
@@ -104,17 +105,17 @@ pub struct CorpusFile {
 
 impl CorpusFile {
     /// `<folder>/<file>`, as deviation ids name it.
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         format!("{}/{}", self.folder, self.name)
     }
 
-    pub fn format(&self) -> Format {
+    pub(crate) fn format(&self) -> Format {
         Format::from_path(&self.name)
     }
 
     /// Decodes the file with the crate's own loader; a corpus document that does not load is
     /// a harness failure.
-    pub fn load(&self) -> Document<'static> {
+    pub(crate) fn load(&self) -> Document<'static> {
         let bytes = std::fs::read(&self.path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", self.path.display()));
         Document::parse(&bytes, self.format(), &Limits::default())
@@ -125,7 +126,7 @@ impl CorpusFile {
 
 /// The `.json`, `.yaml` and `.yml` files of `dir`, sorted by name. Fails on a missing folder or
 /// on any other entry, so a changed corpus layout cannot shrink the run silently.
-pub fn documents_in(dir: &Path, folder: &'static str) -> Vec<CorpusFile> {
+pub(crate) fn documents_in(dir: &Path, folder: &'static str) -> Vec<CorpusFile> {
     let entries = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot list corpus folder {}: {e}", dir.display()));
     let mut out = Vec::new();
@@ -146,7 +147,7 @@ pub fn documents_in(dir: &Path, folder: &'static str) -> Vec<CorpusFile> {
 }
 
 /// The fixtures of the three folders, with the counts the corpus README states checked.
-pub fn fixtures(corpus: &Path) -> Vec<CorpusFile> {
+pub(crate) fn fixtures(corpus: &Path) -> Vec<CorpusFile> {
     let expected_counts = [20usize, 62, 15];
     let mut out = Vec::new();
     for (folder, expected) in FIXTURE_FOLDERS.into_iter().zip(expected_counts) {
@@ -163,7 +164,7 @@ pub fn fixtures(corpus: &Path) -> Vec<CorpusFile> {
 }
 
 /// The examples of the specification (8 YAML documents).
-pub fn examples(corpus: &Path) -> Vec<CorpusFile> {
+pub(crate) fn examples(corpus: &Path) -> Vec<CorpusFile> {
     let files = documents_in(&corpus.join("examples"), "examples");
     assert_eq!(
         files.len(),
@@ -179,13 +180,13 @@ pub fn examples(corpus: &Path) -> Vec<CorpusFile> {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Expectation {
+pub(crate) struct Expectation {
     pub id: String,
     pub reason: String,
 }
 
 /// Reads an expectations file; a missing file is an empty list.
-pub fn read_expectations(path: &Path) -> Vec<Expectation> {
+pub(crate) fn read_expectations(path: &Path) -> Vec<Expectation> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
@@ -207,7 +208,7 @@ pub fn read_expectations(path: &Path) -> Vec<Expectation> {
 
 /// Writes an expectations file: one `{id, reason}` entry per deviation, strings quoted as JSON
 /// strings (valid YAML).
-pub fn write_expectations(path: &Path, header: &str, entries: &[Expectation]) {
+pub(crate) fn write_expectations(path: &Path, header: &str, entries: &[Expectation]) {
     let quote = |s: &str| serde_json::to_string(s).expect("a string serializes");
     let mut text = String::new();
     for line in header.lines() {
@@ -237,7 +238,7 @@ fn blessing() -> bool {
 /// Blessing (`MCPDESC_BLESS=1`) rewrites the file with the current deviations, sorted, keeping
 /// the reasons of entries that remain and giving new ones [`DEFAULT_REASON`]. Otherwise the
 /// call panics listing every unexpected deviation, every stale entry and every duplicate entry.
-pub fn check_expectations(path: &Path, header: &str, deviations: &BTreeSet<String>) {
+pub(crate) fn check_expectations(path: &Path, header: &str, deviations: &BTreeSet<String>) {
     let existing = read_expectations(path);
     let mut reasons: BTreeMap<&str, &str> = BTreeMap::new();
     let mut duplicates = Vec::new();
@@ -333,7 +334,7 @@ pub fn check_expectations(path: &Path, header: &str, deviations: &BTreeSet<Strin
 /// Compares `current` (key → one line of JSON) with the snapshot file at `path` (one
 /// `key<TAB>line` per entry, sorted by key); with `MCPDESC_BLESS=1` rewrites the file instead.
 /// Fails listing every entry that differs, is new or has gone.
-pub fn check_snapshot(path: &Path, current: &BTreeMap<&str, &str>) {
+pub(crate) fn check_snapshot(path: &Path, current: &BTreeMap<&str, &str>) {
     let text: String = current.iter().map(|(k, v)| format!("{k}\t{v}\n")).collect();
     if blessing() {
         std::fs::create_dir_all(path.parent().expect("has a parent")).expect("snapshot folder");

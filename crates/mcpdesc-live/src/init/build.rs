@@ -9,7 +9,7 @@ use super::observed::Observed;
 
 /// Where the description's parts go, all named by the catalogue.
 #[derive(Debug, Clone)]
-pub struct Shape {
+pub(super) struct Shape {
     /// JSON Pointer of the specification version member, and its value.
     pub spec_pointer: String,
     pub spec_version: String,
@@ -27,14 +27,14 @@ pub struct Shape {
 
 /// What one declaration of the built document was made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
+pub(super) enum Source {
     Capabilities,
     Entry { collection: usize, entry: usize },
 }
 
 /// One declaration of the built document.
 #[derive(Debug, Clone)]
-pub struct Declaration {
+pub(super) struct Declaration {
     /// Its JSON Pointer in the document.
     pub pointer: String,
     pub source: Source,
@@ -42,7 +42,7 @@ pub struct Declaration {
     pub versions: Vec<usize>,
 }
 
-pub fn build(shape: &Shape, observed: &Observed) -> (Value, Vec<Declaration>) {
+pub(super) fn build(shape: &Shape, observed: &Observed) -> (Value, Vec<Declaration>) {
     let mut root = Value::Object(Map::new());
     set(
         &mut root,

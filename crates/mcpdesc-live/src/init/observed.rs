@@ -9,7 +9,7 @@ use crate::{LiveDef, ServerReport};
 /// Everything the negotiated versions reported; every per-version vector is indexed like
 /// `versions`.
 #[derive(Debug, Clone)]
-pub struct Observed {
+pub(super) struct Observed {
     /// The negotiated versions, oldest first.
     pub versions: Vec<String>,
     /// The server's self-description, from the newest version that gave one.
@@ -21,7 +21,7 @@ pub struct Observed {
 }
 
 #[derive(Debug, Clone)]
-pub struct Collection {
+pub(super) struct Collection {
     /// The description's collection.
     pub name: String,
     /// The member that identifies an entry.
@@ -31,7 +31,7 @@ pub struct Collection {
 }
 
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub(super) struct Entry {
     /// The entry as each version listed it; `None` where it was not listed.
     pub by_version: Vec<Option<Value>>,
 }
@@ -39,7 +39,7 @@ pub struct Entry {
 impl Observed {
     /// Lines the reports of `versions` (catalogue order, oldest first) up by version;
     /// reports of versions that were not negotiated are ignored.
-    pub fn new(
+    pub(super) fn new(
         live: &LiveDef,
         drop: &[String],
         versions: &[&str],

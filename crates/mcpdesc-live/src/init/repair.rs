@@ -17,7 +17,7 @@ use super::observed::Observed;
 const MAX_ROUNDS: usize = 16;
 
 /// The document once no scope-narrowing finding is left that removing a node resolves.
-pub fn settle(engine: &Engine, shape: &Shape, observed: &mut Observed) -> Value {
+pub(super) fn settle(engine: &Engine, shape: &Shape, observed: &mut Observed) -> Value {
     for _ in 0..MAX_ROUNDS {
         let (doc, decls) = build(shape, observed);
         let compact = Document::from_value(&doc);
