@@ -15,10 +15,11 @@ fn engine() -> &'static Engine {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let limits = Limits {
-        max_depth: 64,
-        max_nodes: 100_000,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_depth = 64;
+        limits.max_nodes = 100_000;
+        limits
     };
     for format in [Format::Json, Format::Capture] {
         let loaded = (

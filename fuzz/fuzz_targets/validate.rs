@@ -13,10 +13,11 @@ fn engine() -> &'static Engine {
     ENGINE.get_or_init(|| {
         Engine::embedded()
             .expect("the embedded catalogue compiles")
-            .with_limits(Limits {
-                max_depth: 64,
-                max_nodes: 100_000,
-                ..Limits::default()
+            .with_limits({
+                let mut limits = Limits::default();
+                limits.max_depth = 64;
+                limits.max_nodes = 100_000;
+                limits
             })
     })
 }

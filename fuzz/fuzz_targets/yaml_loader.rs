@@ -7,10 +7,11 @@ use mcpdesc_core::document::ValueDocument;
 use mcpdesc_core::{Document, Format, Limits};
 
 fuzz_target!(|data: &[u8]| {
-    let limits = Limits {
-        max_depth: 64,
-        max_nodes: 100_000,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_depth = 64;
+        limits.max_nodes = 100_000;
+        limits
     };
     let loaded = (
         Document::parse(data, Format::Yaml, &limits),

@@ -41,15 +41,17 @@ pub(crate) struct LimitArgs {
 
 impl LimitArgs {
     pub(crate) fn limits(&self) -> Limits {
-        Limits {
-            max_input_bytes: self.max_input_bytes,
-            max_depth: self.max_depth,
-            max_nodes: self.max_nodes,
-            max_scalar_bytes: self.max_scalar_bytes,
-            max_collection_len: self.max_collection_len,
-            max_schemas: self.max_schemas,
-            max_schema_bytes: self.max_schema_bytes,
-            max_reference_chain: self.max_reference_chain,
+        {
+            let mut limits = Limits::default();
+            limits.max_input_bytes = self.max_input_bytes;
+            limits.max_depth = self.max_depth;
+            limits.max_nodes = self.max_nodes;
+            limits.max_scalar_bytes = self.max_scalar_bytes;
+            limits.max_collection_len = self.max_collection_len;
+            limits.max_schemas = self.max_schemas;
+            limits.max_schema_bytes = self.max_schema_bytes;
+            limits.max_reference_chain = self.max_reference_chain;
+            limits
         }
     }
 }

@@ -295,9 +295,10 @@ impl Engine {
     /// Sets the limits for reading and evaluating documents (see [`Limits`] for each bound
     /// and its default). `max_depth` is capped at [`Limits::DEPTH_CEILING`].
     pub fn with_limits(mut self, limits: Limits) -> Engine {
-        self.limits = Limits {
-            max_depth: limits.max_depth.min(Limits::DEPTH_CEILING),
-            ..limits
+        self.limits = {
+            let mut limits = limits;
+            limits.max_depth = limits.max_depth.min(Limits::DEPTH_CEILING);
+            limits
         };
         self
     }

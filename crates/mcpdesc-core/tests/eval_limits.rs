@@ -30,17 +30,19 @@ fn schema_limits() {
         {"name": "a", "inputSchema": {"type": "object", "title": "A"}},
         {"name": "b", "inputSchema": {"type": "object", "title": "B"}}]"#);
     assert!(limit_messages(&engine(Limits::default()), &text).is_empty());
-    let tight = engine(Limits {
-        max_schemas: 1,
-        ..Limits::default()
+    let tight = engine({
+        let mut limits = Limits::default();
+        limits.max_schemas = 1;
+        limits
     });
     let found = limit_messages(&tight, &text);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("max-schemas (1)") && found[0].contains("--max-schemas"));
     assert!(!tight.validate_str(&text, Format::Json).is_valid());
-    let small = engine(Limits {
-        max_schema_bytes: 8,
-        ..Limits::default()
+    let small = engine({
+        let mut limits = Limits::default();
+        limits.max_schema_bytes = 8;
+        limits
     });
     let found = limit_messages(&small, &text);
     assert!(found[0].contains("--max-schema-bytes"), "{found:?}");
@@ -63,9 +65,10 @@ fn reference_chain_limit() {
     let found = limit_messages(&engine(Limits::default()), &text);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("max-reference-chain (64)"));
-    let roomy = engine(Limits {
-        max_reference_chain: 200,
-        ..Limits::default()
+    let roomy = engine({
+        let mut limits = Limits::default();
+        limits.max_reference_chain = 200;
+        limits
     });
     assert!(limit_messages(&roomy, &text).is_empty());
 }
@@ -88,9 +91,10 @@ fn substitution_copies_are_bounded_by_max_nodes() {
         big.join(", "),
         tools.join(", ")
     ));
-    let tight = engine(Limits {
-        max_nodes: 5_000,
-        ..Limits::default()
+    let tight = engine({
+        let mut limits = Limits::default();
+        limits.max_nodes = 5_000;
+        limits
     });
     let found = limit_messages(&tight, &text);
     assert!(
@@ -102,9 +106,10 @@ fn substitution_copies_are_bounded_by_max_nodes() {
 
 #[test]
 fn depth_is_capped() {
-    let e = engine(Limits {
-        max_depth: u32::MAX,
-        ..Limits::default()
+    let e = engine({
+        let mut limits = Limits::default();
+        limits.max_depth = u32::MAX;
+        limits
     });
     assert_eq!(e.limits().max_depth, Limits::DEPTH_CEILING);
 }

@@ -11,10 +11,11 @@ use mcpdesc_core::{Document, Engine, Format, Limits, RuleSet};
 
 /// The limits the fuzz targets use.
 fn fuzz_limits() -> Limits {
-    Limits {
-        max_depth: 64,
-        max_nodes: 100_000,
-        ..Limits::default()
+    {
+        let mut limits = Limits::default();
+        limits.max_depth = 64;
+        limits.max_nodes = 100_000;
+        limits
     }
 }
 

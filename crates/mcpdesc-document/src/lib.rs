@@ -364,6 +364,7 @@ impl LoadError {
 
 /// The kinds of load failure. Each names the serialization rule or limit it enforces.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum LoadErrorKind {
     #[error("input is not valid UTF-8")]
     InvalidUtf8,

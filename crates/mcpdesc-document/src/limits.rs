@@ -8,6 +8,7 @@
 /// Each field's name, with `_` written `-`, is also the name of the command-line flag that
 /// sets it (`max_depth` is `--max-depth`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Bytes of input.
     pub max_input_bytes: u64,

@@ -489,9 +489,10 @@ mod tests {
 
     #[test]
     fn recent_schemas_are_kept_up_to_capacity_and_limits_count_distinct_ones() {
-        let limits = Limits {
-            max_schemas: KEEP_SCHEMAS as u64 + 10,
-            ..Limits::default()
+        let limits = {
+            let mut limits = Limits::default();
+            limits.max_schemas = KEEP_SCHEMAS as u64 + 10;
+            limits
         };
         let cache = DocCache::with_limits(&limits);
         let builds = std::cell::Cell::new(0);
@@ -526,9 +527,10 @@ mod tests {
 
     #[test]
     fn vouched_schemas_count_towards_the_limit_and_are_compiled_when_needed() {
-        let limits = Limits {
-            max_schemas: 2,
-            ..Limits::default()
+        let limits = {
+            let mut limits = Limits::default();
+            limits.max_schemas = 2;
+            limits
         };
         let cache = DocCache::with_limits(&limits);
         let builds = std::cell::Cell::new(0);

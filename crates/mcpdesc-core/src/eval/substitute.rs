@@ -289,9 +289,10 @@ mod tests {
             "a": "end"
         });
         let tree = Tree::from_value(&doc);
-        let limits = Limits {
-            max_nodes: 6,
-            ..Limits::default()
+        let limits = {
+            let mut limits = Limits::default();
+            limits.max_nodes = 6;
+            limits
         };
         let cache = DocCache::with_limits(&limits);
         let out = config()
