@@ -82,7 +82,7 @@ fn bench_traffic_cmd(args: &[String]) -> Result<()> {
 /// `docs/rule-format.md`.
 /// Also `docs/coverage.md`, from the rules' `covers` and `docs/coverage-notes.yaml`.
 fn generate(check: bool) -> Result<()> {
-    use mcpdesc_core::rules::schema;
+    use mcpdesc_core::internal::rules::schema;
     let path = workspace().join("docs/rule-file.schema.json");
     let text = serde_json::to_string_pretty(&schema::rule_file_schema())? + "\n";
     write_or_check(&path, &text, check)?;

@@ -282,7 +282,7 @@ pub(crate) fn markdown(impact: &Impact, old: &str, new: &str) -> String {
             reasons(&mut o, &r.reasons);
             let _ = writeln!(o, "| protocol version | before | after | |");
             let _ = writeln!(o, "| --- | --- | --- | --- |");
-            let show = |a: Option<mcpdesc_core::rules::Applicability>| {
+            let show = |a: Option<mcpdesc_core::internal::rules::Applicability>| {
                 a.map_or("(absent)", |a| a.as_str())
             };
             for t in &r.table {

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use mcpdesc_core::rules::file::Applicability;
+use mcpdesc_core::internal::rules::file::Applicability;
 use mcpdesc_core::{Catalogue, Engine, Rule};
 
 use crate::cli::{Format, RulesArgs};

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use mcpdesc_authoring::corpus::runner::{self, FixtureOutcome, SidecarState, TestOptions, TestRun};
 use mcpdesc_authoring::corpus::sidecar;
-use mcpdesc_core::examples::{ExampleOutcome, Expectation};
+use mcpdesc_core::internal::examples::{ExampleOutcome, Expectation};
 use mcpdesc_core::Engine;
 use serde_json::{json, Value};
 

@@ -35,36 +35,25 @@
 //! other crates of the mcpdesc workspace (the command line, the language server, the spec
 //! authors' tools); they carry no stability promise and change in any release.
 
-#![warn(missing_docs)]
-
-#[doc(hidden)]
-pub mod checks;
+mod checks;
 
 /// The hasher of the maps evaluation builds per document (strings and ids read from it):
 /// `foldhash`, seeded at random per map like the standard library's, and several times faster
 /// than SipHash on such keys.
 pub(crate) type FastHash = foldhash::fast::RandomState;
 
-#[doc(hidden)]
-pub mod diagnostic;
+mod diagnostic;
 mod doc_urls;
 pub use mcpdesc_document as document;
 mod engine;
-#[doc(hidden)]
-pub mod eval;
-#[doc(hidden)]
-pub mod examples;
+mod eval;
+mod examples;
 pub(crate) mod page_layout;
-#[doc(hidden)]
-pub mod path;
-#[doc(hidden)]
-pub mod relpath;
-#[doc(hidden)]
-pub mod rules;
-#[doc(hidden)]
-pub mod traffic;
-#[doc(hidden)]
-pub mod versions;
+mod path;
+mod relpath;
+mod rules;
+mod traffic;
+mod versions;
 
 pub use checks::{CheckNode, CheckRegistry, CustomCheck, FindingBuilder, Findings, RegisterError};
 pub use diagnostic::{Diagnostic, Severity};
@@ -81,6 +70,35 @@ pub use traffic::DocumentKind;
 /// may change or go away in any release.
 #[doc(hidden)]
 pub mod internal {
+    /// The modules of the engine, as the workspace's crates reach them.
+    pub mod checks {
+        pub use crate::checks::*;
+    }
+    pub mod diagnostic {
+        pub use crate::diagnostic::*;
+    }
+    pub mod eval {
+        pub use crate::eval::*;
+    }
+    pub mod examples {
+        pub use crate::examples::*;
+    }
+    pub mod path {
+        pub use crate::path::*;
+    }
+    pub mod relpath {
+        pub use crate::relpath::*;
+    }
+    pub mod rules {
+        pub use crate::rules::*;
+    }
+    pub mod traffic {
+        pub use crate::traffic::*;
+    }
+    pub mod versions {
+        pub use crate::versions::*;
+    }
+
     /// The patterns, template syntax and load-time checks of a catalogue's `pages` block.
     pub mod page_layout {
         pub use crate::page_layout::*;

@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use mcpdesc_core::document::pointer;
-use mcpdesc_core::rules::file::RuleKind;
+use mcpdesc_core::internal::rules::file::RuleKind;
 use mcpdesc_core::{Document, Engine, Format, Limits, Report, Severity};
 use serde::Deserialize;
 use serde_json::Value;

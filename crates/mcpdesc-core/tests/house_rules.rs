@@ -1,7 +1,7 @@
 //! House rules: added, re-scoped and disabled rules on top of whichever release judges a
 //! document, their defaults, owners, custom checks, and every load error at file:line:column.
 
-use mcpdesc_core::checks::{CheckNode, CustomCheck, Findings};
+use mcpdesc_core::{CheckNode, CustomCheck, Findings};
 use mcpdesc_core::{Engine, Format, RuleSet};
 
 const CATALOGUE: &str = "catalogue:
@@ -289,7 +289,8 @@ impl CustomCheck for NamePrefix {
 }
 
 fn custom(house: &str) -> RuleSet {
-    set(house).with_checks(mcpdesc_core::checks::CheckRegistry::new().register(NamePrefix))
+    set(house)
+        .with_checks(mcpdesc_core::internal::checks::CheckRegistry::new().register(NamePrefix))
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Runs the RFC 9535 JSONPath compliance test suite through `mcpdesc_core::path`, evaluating
+//! Runs the RFC 9535 JSONPath compliance test suite through `mcpdesc_core::internal::path`, evaluating
 //! each query over the document tree of the case's document.
 //!
 //! The suite is read from `$MCPDESC_JSONPATH_CTS` if set, else from
@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use mcpdesc_core::document::{pointer, Tree};
-use mcpdesc_core::path::JsonPath;
+use mcpdesc_core::internal::path::JsonPath;
 use serde_json::Value;
 
 const KNOWN_FAILURES: &str = include_str!("jsonpath_known_failures.txt");

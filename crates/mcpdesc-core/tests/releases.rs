@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcpdesc_core::rules::releases::ChangeKind;
+use mcpdesc_core::internal::rules::releases::ChangeKind;
 use mcpdesc_core::{Document, Engine, Format, RuleSet};
 
 fn workspace() -> PathBuf {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use mcpdesc_core::examples::run_examples;
+use mcpdesc_core::internal::examples::run_examples;
 use mcpdesc_core::Engine;
 
 fn workspace() -> PathBuf {

@@ -10,9 +10,10 @@ fn workspace() -> PathBuf {
 
 #[test]
 fn committed_schema_is_current() {
-    let generated = serde_json::to_string_pretty(&mcpdesc_core::rules::schema::rule_file_schema())
-        .unwrap()
-        + "\n";
+    let generated =
+        serde_json::to_string_pretty(&mcpdesc_core::internal::rules::schema::rule_file_schema())
+            .unwrap()
+            + "\n";
     let committed =
         std::fs::read_to_string(workspace().join("docs/rule-file.schema.json")).unwrap_or_default();
     assert!(
@@ -20,8 +21,8 @@ fn committed_schema_is_current() {
         "docs/rule-file.schema.json is stale; run `cargo xtask generate`"
     );
     let doc = std::fs::read_to_string(workspace().join("docs/rule-format.md")).unwrap();
-    let regenerated =
-        mcpdesc_core::rules::schema::with_checks_reference(&doc).expect("markers present");
+    let regenerated = mcpdesc_core::internal::rules::schema::with_checks_reference(&doc)
+        .expect("markers present");
     assert!(
         regenerated == doc,
         "docs/rule-format.md check reference is stale; run `cargo xtask generate`"
@@ -30,7 +31,7 @@ fn committed_schema_is_current() {
 
 #[test]
 fn every_rule_file_satisfies_the_schema() {
-    let schema = mcpdesc_core::rules::schema::rule_file_schema();
+    let schema = mcpdesc_core::internal::rules::schema::rule_file_schema();
     let validator = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .build(&schema)
@@ -79,7 +80,7 @@ fn every_rule_file_satisfies_the_schema() {
 
 #[test]
 fn the_schema_rejects_an_unknown_check() {
-    let schema = mcpdesc_core::rules::schema::rule_file_schema();
+    let schema = mcpdesc_core::internal::rules::schema::rule_file_schema();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let text = std::fs::read_to_string(workspace().join("rules/info.yaml")).unwrap();
     let mut doc = Document::parse_str(&text, Format::Yaml, &Limits::default())

@@ -16,7 +16,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use mcpdesc_core::rules::file::RuleKind;
+use mcpdesc_core::internal::rules::file::RuleKind;
 use mcpdesc_core::Severity;
 
 const EXPECTATIONS_HEADER: &str = "\

@@ -30,7 +30,7 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use mcpdesc_core::rules::file::RuleKind;
+use mcpdesc_core::internal::rules::file::RuleKind;
 use mcpdesc_core::{Selection, Severity};
 use regex::Regex;
 use serde_json::{json, Value};

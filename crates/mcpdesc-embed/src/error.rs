@@ -1,6 +1,6 @@
 //! Why a validator could not be built or an input could not be reached.
 
-use mcpdesc_core::eval::UnknownProtocolVersion;
+use mcpdesc_core::internal::eval::UnknownProtocolVersion;
 use mcpdesc_core::{RuleLoadError, RuleProblem};
 use thiserror::Error;
 

@@ -7,7 +7,7 @@
 //! value each holds.
 
 use mcpdesc_core::document::pointer;
-use mcpdesc_core::rules::file::LiveDef;
+use mcpdesc_core::internal::rules::file::LiveDef;
 use serde::Serialize;
 use serde_json::{Map, Value};
 

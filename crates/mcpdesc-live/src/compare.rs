@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, HashSet};
 
 use mcpdesc_core::document::{pointer, ValueRef};
-use mcpdesc_core::eval::scope::ScopeMap;
-use mcpdesc_core::rules::file::{LiveDef, LiveListDef};
-use mcpdesc_core::versions::{Version, VersionSet};
+use mcpdesc_core::internal::eval::scope::ScopeMap;
+use mcpdesc_core::internal::rules::file::{LiveDef, LiveListDef};
+use mcpdesc_core::internal::versions::{Version, VersionSet};
 use mcpdesc_core::{Catalogue, Diagnostic, Document};
 use serde_json::{Map, Value};
 

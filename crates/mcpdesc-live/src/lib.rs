@@ -95,7 +95,7 @@ impl Default for Timeouts {
     }
 }
 
-pub use mcpdesc_core::rules::file::LiveDef;
+pub use mcpdesc_core::internal::rules::file::LiveDef;
 
 /// A situation in which nothing about the server can be reported.
 #[derive(Debug, thiserror::Error)]

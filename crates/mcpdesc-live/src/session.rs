@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use mcpdesc_core::rules::file::{LiveDef, LiveStatelessDef};
+use mcpdesc_core::internal::rules::file::{LiveDef, LiveStatelessDef};
 
 use super::calls::{CallOutcome, PlannedCall};
 use super::record::Recorder;

@@ -7,8 +7,8 @@ use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, TextEdit, Uri, WorkspaceEdit,
 };
 use mcpdesc_core::document::pointer;
-use mcpdesc_core::rules::FixKind;
-use mcpdesc_core::versions::VersionSet;
+use mcpdesc_core::internal::rules::FixKind;
+use mcpdesc_core::internal::versions::VersionSet;
 use mcpdesc_core::{Catalogue, Diagnostic, Document, Format};
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use mcpdesc_core::rules::releases::UnservedVersion;
+use mcpdesc_core::internal::rules::releases::UnservedVersion;
 use mcpdesc_core::{Engine, RuleLoadError};
 
 /// Why the engine of a run could not be made.

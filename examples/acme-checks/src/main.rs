@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use mcpdesc_core::checks::{CheckNode, CustomCheck, Findings};
+use mcpdesc_core::{CheckNode, CustomCheck, Findings};
 use mcpdesc_core::{Diagnostic, Engine, Severity};
 
 /// The options a rule gives `check: name-prefix`.

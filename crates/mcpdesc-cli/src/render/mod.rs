@@ -12,7 +12,7 @@ mod sarif;
 mod text;
 
 use mcpdesc_core::internal::release_dir;
-use mcpdesc_core::rules::CatalogueSet;
+use mcpdesc_core::internal::rules::CatalogueSet;
 use mcpdesc_core::{Catalogue, Diagnostic, LoadFailure, Severity};
 
 pub(crate) use github::github;

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use mcpdesc_core::rules::file::Applicability;
+use mcpdesc_core::internal::rules::file::Applicability;
 use mcpdesc_core::{Catalogue, Rule};
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 //! versions it names. Those versions' content then differs from the others', and the next
 //! build gives them a declaration of their own.
 
-use mcpdesc_core::rules::file::FixKind;
+use mcpdesc_core::internal::rules::file::FixKind;
 use mcpdesc_core::{Diagnostic, Document, Engine};
 use serde_json::Value;
 
