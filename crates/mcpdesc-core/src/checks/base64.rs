@@ -6,18 +6,18 @@
 //! encoding. No whitespace is accepted. Decoding is not needed, only validation; the decoded
 //! length is available to other checks through [`decoded_len`].
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{EvalCtx, Finding};
 
 fn default_true() -> bool {
     true
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Require the unused trailing bits to be zero (default true).
@@ -41,7 +41,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             canonical: o.canonical,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 fn sextet(b: u8) -> Option<u8> {

@@ -1,15 +1,15 @@
 //! `closed`: an object has no members besides the listed ones.
 
 use regex::Regex;
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::pointer;
 use crate::eval::context::{EvalCtx, Finding};
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Member names the object may have.
@@ -47,7 +47,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             patterns,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for Closed {

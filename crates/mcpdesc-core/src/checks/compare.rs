@@ -8,16 +8,16 @@
 //! encodings), so it only ever reports a real disagreement, at the left side. With
 //! `guard-equal` the comparison happens only when two further values are equal.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{Kind, ValueRef};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Op {
     /// Left < right.
@@ -34,7 +34,8 @@ enum Op {
     Gt,
 }
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Measure {
     /// The number itself.
@@ -48,7 +49,8 @@ enum Measure {
     Base64Bytes,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Relative path of the left side, from the node.
@@ -100,7 +102,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             right_measure: o.right_measure,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 fn measure(v: ValueRef<'_>, m: Measure) -> Option<f64> {

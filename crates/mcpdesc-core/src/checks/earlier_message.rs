@@ -15,13 +15,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::json_schema::{build, declared_draft, shorten};
 use super::tree_instance::failures;
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, ArrayRef, ValueRef};
 use crate::eval::condition::Condition;
 use crate::eval::context::{excerpt, Compiled, EvalCtx, Finding, MemoId};
@@ -30,7 +29,8 @@ use crate::relpath::RelPath;
 use crate::rules::file::ConditionDef;
 use crate::FastHash;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Pair {
     /// Relative path from the node.
@@ -39,7 +39,8 @@ struct Pair {
     that: String,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct ItemDef {
     /// Relative path, from the earlier entry, of the elements searched.
@@ -50,7 +51,8 @@ struct ItemDef {
     equals: String,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct ValidateDef {
     /// Relative path, from the node, of the instance (skipped when absent).
@@ -59,7 +61,8 @@ struct ValidateDef {
     schema: String,
 }
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum IfNone {
     /// No earlier entry is a finding.
@@ -69,7 +72,8 @@ enum IfNone {
     Pass,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Condition on an earlier entry (its relative paths start at the entry).
@@ -217,7 +221,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
               against a schema of the entry.",
     params: &["problem", "expected", "actual", "error", "earlier"],
     compile,
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 /// The pointer of the entry holding `ptr` in the array at `sequence`, and its index.

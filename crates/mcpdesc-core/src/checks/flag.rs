@@ -5,14 +5,14 @@
 //! the version evaluated. The selection (`given`, `subject`, `when`, `at`) carries the logic;
 //! the message says what to change.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{EvalCtx, Finding};
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct Options {}
 
@@ -28,7 +28,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
         options::<Options>(m)?;
         Ok(Box::new(Flag))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for Flag {

@@ -7,17 +7,17 @@
 use std::sync::Arc;
 
 use jsonschema::{Draft, PatternOptions, Retrieve, Uri};
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::tree_instance::{failures, TreeJson, TreeValidator as Validator};
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::ValueRef;
 use crate::eval::context::{Compiled, EvalCtx, Finding};
 use crate::relpath::RelPath;
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum DraftOption {
     /// From the schema's `$schema`, 2020-12 when absent.
@@ -29,7 +29,8 @@ enum DraftOption {
     Draft07,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// The schema, inline.
@@ -135,7 +136,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
               finding per validation error, at the failing instance location.",
     params: &["error"],
     compile,
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for JsonSchemaCheck {

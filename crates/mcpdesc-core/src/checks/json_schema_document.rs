@@ -14,16 +14,16 @@
 use std::collections::BTreeMap;
 
 use jsonschema::Draft;
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::json_schema::build;
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, Kind, Tree, ValueRef};
 use crate::eval::context::{EvalCtx, Finding};
 
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 enum DraftName {
     #[serde(rename = "2020-12")]
     Draft2020_12,
@@ -44,7 +44,8 @@ fn default_true() -> bool {
     true
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Accepted `$schema` URIs and the dialect each selects.
@@ -87,7 +88,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             check_schema: o.check_schema,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 fn is_external(r: &str) -> bool {

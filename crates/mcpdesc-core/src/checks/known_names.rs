@@ -9,15 +9,15 @@
 //! per-version catalogue; giving the rule a warning severity gives warn-and-preserve.
 
 use regex::Regex;
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::pointer;
 use crate::eval::context::{EvalCtx, Finding};
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Target {
     /// Every key of the object.
@@ -27,7 +27,8 @@ enum Target {
     Value,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Regular expression of the reserved names (anchor it with `^…$`).
@@ -63,7 +64,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             target: o.target,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl KnownNames {

@@ -1,14 +1,14 @@
 //! `load-error`: turns a document that could not be read into a finding of the rule.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{Format, LoadErrorKind};
 use crate::eval::context::{EvalCtx, Finding};
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Load-error codes this rule reports (see the rule-format documentation).
@@ -75,7 +75,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             formats,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for LoadError {

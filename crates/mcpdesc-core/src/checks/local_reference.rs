@@ -18,16 +18,16 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::ValueRef;
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Problem {
     /// The reference points outside the prefixes its site allows.
@@ -38,7 +38,8 @@ enum Problem {
     Cycle,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Member name that makes an object a reference.
@@ -94,7 +95,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             max_chain: o.max_chain.unwrap_or(64),
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl LocalReference {

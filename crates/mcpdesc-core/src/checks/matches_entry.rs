@@ -1,15 +1,15 @@
 //! `matches-entry`: a node agrees with the entry of a collection that it names.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{Tree, ValueRef};
 use crate::eval::context::{excerpt, EvalCtx, Finding};
 use crate::relpath::RelPath;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Relative path, from the node, of the name that selects the entry.
@@ -22,7 +22,8 @@ struct Options {
     compare: Vec<Comparison>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Comparison {
     /// Relative path from the node.
@@ -77,7 +78,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             compare,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for MatchesEntry {

@@ -9,16 +9,16 @@
 //! With `expect: absent` no tested name may be in the set, and each clash is reported at the
 //! set member that clashes. Non-string values are ignored.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, Kind, ValueRef};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Targets {
     /// The selected strings (or strings of selected arrays).
@@ -28,7 +28,8 @@ enum Targets {
     Keys,
 }
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Expect {
     /// Every tested name is in the set.
@@ -38,7 +39,8 @@ enum Expect {
     Absent,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Relative path of the names tested, from the node (default `@`).
@@ -87,7 +89,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
                 .transpose()?,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 fn strings(v: ValueRef<'_>) -> Vec<&str> {

@@ -44,7 +44,6 @@ pub use tree_instance::{TreeJson, TreeValidator};
 use std::collections::HashMap;
 use std::fmt;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -150,7 +149,8 @@ pub struct CheckSpec {
     pub params: &'static [&'static str],
     pub compile: CompileFn,
     /// JSON Schema of its options (without the common keys).
-    pub schema: fn(&mut SchemaGenerator) -> Schema,
+    #[cfg(feature = "schema")]
+    pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
 }
 
 /// Every check function rules may name.
@@ -328,7 +328,10 @@ fn inside_path(path: &str) -> Result<String, String> {
 }
 
 /// The schema of an options struct.
-pub(crate) fn schema_of<T: JsonSchema>(gen: &mut SchemaGenerator) -> Schema {
+#[cfg(feature = "schema")]
+pub(crate) fn schema_of<T: schemars::JsonSchema>(
+    gen: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
     gen.subschema_for::<T>()
 }
 

@@ -13,18 +13,18 @@
 //! restricts which nodes are judged, so "a requirement naming a scheme of type X must have an
 //! empty scope list" is `when` on the node plus `entry-when` on the scheme.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, ValueRef};
 use crate::eval::condition::Condition;
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 use crate::rules::file::ConditionDef;
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum NameFrom {
     /// The member name under which the `name-at` node sits in its parent object.
@@ -34,7 +34,8 @@ enum NameFrom {
     Value,
 }
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Targets {
     /// The keys of the objects `absent-from` selects.
@@ -44,7 +45,8 @@ enum Targets {
     Values,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Relative path, from the node, of the object whose members are the entries.
@@ -107,7 +109,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             targets: o.targets,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for NamedEntry {

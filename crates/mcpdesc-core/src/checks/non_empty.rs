@@ -1,14 +1,14 @@
 //! `non-empty`: a present array, object or string has at least one entry.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::Kind;
 use crate::eval::context::{EvalCtx, Finding};
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct Options {}
 
@@ -23,7 +23,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
         options::<Options>(m)?;
         Ok(Box::new(NonEmpty))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for NonEmpty {

@@ -3,15 +3,15 @@
 //! Regular expressions use the `regex` crate: linear time whatever the input.
 
 use regex::Regex;
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::pointer;
 use crate::eval::context::{EvalCtx, Finding};
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Target {
     /// The string value itself.
@@ -21,7 +21,8 @@ enum Target {
     Keys,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Regular expression (Rust `regex` syntax); anchor it with `^…$` to match whole strings.
@@ -52,7 +53,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             target: o.target,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for Pattern {

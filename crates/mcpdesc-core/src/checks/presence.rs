@@ -1,14 +1,14 @@
 //! `required` and `forbidden`: members an object must have, or must not have.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::pointer;
 use crate::eval::context::{EvalCtx, Finding};
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Member names.
@@ -28,7 +28,8 @@ pub(super) const REQUIRED: CheckSpec = CheckSpec {
     compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         Ok(Box::new(Required(options::<Options>(m)?.fields)))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 pub(super) const FORBIDDEN: CheckSpec = CheckSpec {
@@ -38,7 +39,8 @@ pub(super) const FORBIDDEN: CheckSpec = CheckSpec {
     compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         Ok(Box::new(Forbidden(options::<Options>(m)?.fields)))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for Required {

@@ -16,19 +16,17 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::json_schema::{build, declared_draft, shorten};
 use super::tree_instance::{failures, TreeValidator as Validator};
-use super::{
-    options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError, ParsedCell,
-};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError, ParsedCell};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// The protocol schema of each version: a file-name pattern in which `{version}` is
@@ -51,14 +49,16 @@ struct Options {
     also: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 enum SchemaFiles {
     Pattern(String),
     ByVersion(BTreeMap<String, String>),
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 enum KeyPart {
     Value(String),
@@ -237,7 +237,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
               one at the node when the version defines none of the `definitions` alternatives.",
     params: &["error", "definition"],
     compile,
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 /// The definitions container of a schema: `$defs` (2020-12) or `definitions` (draft-07).

@@ -2,16 +2,16 @@
 
 use std::collections::HashSet;
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, Kind, ValueRef};
 use crate::eval::context::{excerpt, EvalCtx, Finding, MemoId};
 use crate::relpath::RelPath;
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Subject {
     /// The value itself (a string), or each string of an array.
@@ -21,7 +21,8 @@ enum Subject {
     Keys,
 }
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Targets {
     /// The selected values themselves.
@@ -31,7 +32,8 @@ enum Targets {
     Keys,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Relative path of the nodes that define the valid names.
@@ -81,7 +83,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             memo,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for Reference {

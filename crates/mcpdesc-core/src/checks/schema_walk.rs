@@ -10,15 +10,15 @@
 //! (default `properties`); with `holder-types`, the subschema holding it must also declare a
 //! `type` among them. Each violation is a finding at the keyword, with a `reason`.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, Kind, ValueRef};
 use crate::eval::context::{EvalCtx, Finding};
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// The keyword whose placement is checked, e.g. `x-mcp-header`.
@@ -53,7 +53,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             holder_types: o.holder_types,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 const MAPS: &[&str] = &[

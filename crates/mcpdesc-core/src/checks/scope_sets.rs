@@ -10,11 +10,10 @@
 //! scope contains, at `report-at` (default the collection). Neither depends on the version
 //! being evaluated.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::pointer;
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
@@ -34,7 +33,8 @@ fn report_pointer(path: &Option<RelPath>, cx: &EvalCtx<'_>, item: &str) -> Strin
 // ---------------------------------------------------------------------------------------
 // scope-subset
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct SubsetOptions {}
 
@@ -51,7 +51,8 @@ pub(super) const SUBSET: CheckSpec = CheckSpec {
         options::<SubsetOptions>(m)?;
         Ok(Box::new(ScopeSubset))
     },
-    schema: schema_of::<SubsetOptions>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<SubsetOptions>,
 };
 
 impl Check for ScopeSubset {
@@ -77,7 +78,8 @@ impl Check for ScopeSubset {
 // ---------------------------------------------------------------------------------------
 // scope-coverage
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct CoverageOptions {
     /// Relative path of the items, from the node (default `@[*]`).
@@ -110,7 +112,8 @@ pub(super) const COVERAGE: CheckSpec = CheckSpec {
                 .transpose()?,
         }))
     },
-    schema: schema_of::<CoverageOptions>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<CoverageOptions>,
 };
 
 impl Check for ScopeCoverage {

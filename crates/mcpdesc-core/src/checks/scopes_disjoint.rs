@@ -12,16 +12,16 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{excerpt, EvalCtx, Finding};
 use crate::relpath::RelPath;
 use crate::versions::VersionSet;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// Relative path of the items, from the node (default `@[*]`, every element or member).
@@ -60,7 +60,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
                 .transpose()?,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for ScopesDisjoint {

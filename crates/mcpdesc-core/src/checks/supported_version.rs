@@ -1,13 +1,13 @@
 //! `supported-spec-version`: the document names a specification version the catalogue implements.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{excerpt, EvalCtx, Finding};
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct Options {}
 
@@ -25,7 +25,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
         options::<Options>(m)?;
         Ok(Box::new(SupportedSpecVersion))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for SupportedSpecVersion {

@@ -1,22 +1,23 @@
 //! `type` and `enum`: the JSON type of a value, and a closed set of values.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::Tree;
 use crate::eval::context::{excerpt, EvalCtx, Finding};
 use crate::rules::file::{JsonType, TypeSpec};
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct TypeOptions {
     /// Accepted JSON type or types (`integer` also accepts numbers without fraction).
     is: TypeSpec,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct EnumOptions {
     /// Accepted values.
@@ -40,7 +41,8 @@ pub(super) const TYPE: CheckSpec = CheckSpec {
     compile: |m: &Map<_, _>, _: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         Ok(Box::new(TypeCheck(options::<TypeOptions>(m)?.is.types())))
     },
-    schema: schema_of::<TypeOptions>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<TypeOptions>,
 };
 
 pub(super) const ENUM: CheckSpec = CheckSpec {
@@ -66,7 +68,8 @@ pub(super) const ENUM: CheckSpec = CheckSpec {
             values,
         }))
     },
-    schema: schema_of::<EnumOptions>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<EnumOptions>,
 };
 
 impl Check for TypeCheck {

@@ -14,16 +14,16 @@
 
 #[cfg(test)]
 use regex::Regex;
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, relpath, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, Kind};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::relpath::RelPath;
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Test {
     /// The node's string is a syntactically valid template.
@@ -35,7 +35,8 @@ enum Test {
     Variable,
 }
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum Subject {
     /// The string value itself.
@@ -45,7 +46,8 @@ enum Subject {
     Keys,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// What to verify.
@@ -88,7 +90,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
             subject: o.subject,
         }))
     },
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 /// One `{…}` expression.

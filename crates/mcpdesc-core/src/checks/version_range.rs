@@ -1,14 +1,14 @@
 //! `version-range`: something exists only in some protocol versions.
 
-use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Map;
 
-use super::{options, schema_of, Check, CheckSpec, CompileCx, Node, OptionError};
+use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::eval::context::{EvalCtx, Finding};
 use crate::versions::{VersionList, VersionSet};
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Options {
     /// First protocol version that defines it.
@@ -80,7 +80,8 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
               finding for each version in scope outside that range.",
     params: &["since", "until"],
     compile,
-    schema: schema_of::<Options>,
+    #[cfg(feature = "schema")]
+    schema: super::schema_of::<Options>,
 };
 
 impl Check for VersionRange {

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -12,7 +11,8 @@ use crate::document::{Kind, ValueRef};
 pub use super::file_pages::{FrontMatter, PageSection, PagesDef, SourceLinksDef};
 
 /// One YAML file under the rules directory: the catalogue, rules, or both.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RuleFile {
     /// The release this directory holds: a whole catalogue, or a release that extends
@@ -41,7 +41,8 @@ pub struct RuleFile {
 }
 
 /// The `catalogue` block: a whole catalogue, or a release extending another.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum CatalogueBlock {
     Extension(ReleaseDef),
@@ -50,7 +51,8 @@ pub enum CatalogueBlock {
 
 /// A release that extends another: it inherits the base's document model, surfaces and
 /// rules, and states only what it changes.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ReleaseDef {
     /// The release's version (semver, pre-releases such as `0.9.0-rc.3` included).
@@ -84,7 +86,8 @@ pub struct ReleaseDef {
 }
 
 /// A protocol version a release adds.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct AddedVersion {
     /// The new version's name.
@@ -96,7 +99,8 @@ pub struct AddedVersion {
 }
 
 /// Changes to named members of a rule of the base; members not given stay as they are.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct AmendDef {
     /// The rule amended.
@@ -148,7 +152,8 @@ pub struct AmendDef {
 }
 
 /// A rule that replaces the base's rule of the same id, with why.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ReplaceDef {
     /// What changed and why, for the rule page and `diff`.
@@ -158,7 +163,8 @@ pub struct ReplaceDef {
 }
 
 /// A rule of the base that a release retires.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RetireDef {
     pub id: String,
@@ -167,7 +173,8 @@ pub struct RetireDef {
 }
 
 /// A new applicability table for a rule of the base; the rule is otherwise unchanged.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ApplicabilityChange {
     pub id: String,
@@ -180,7 +187,8 @@ pub struct ApplicabilityChange {
 /// One MCP surface (a request's params, a result, a notification, an error, or an object
 /// inside one) and every place it occurs: in descriptions and in traffic. A rule with a
 /// `subject` is evaluated at every occurrence of its `surface`.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SurfaceDef {
     /// What the surface is, in one sentence.
@@ -194,7 +202,8 @@ pub struct SurfaceDef {
 }
 
 /// Messages of a capture, and where in each the surface is.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct WireSelector {
     /// The kind of message.
@@ -213,7 +222,8 @@ pub struct WireSelector {
 }
 
 /// A JSON-RPC message kind, as the traffic model classifies messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum MessageKind {
     Request,
@@ -234,7 +244,8 @@ impl MessageKind {
 }
 
 /// Which way a message went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Direction {
     /// Client to server.
     #[serde(rename = "c2s")]
@@ -254,7 +265,8 @@ impl Direction {
 }
 
 /// One string or a list of them.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum OneOrMany {
     One(String),
@@ -271,7 +283,8 @@ impl OneOrMany {
 }
 
 /// How traffic captures say which protocol version each message is in.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct TrafficDef {
     /// Relative path, in a request or notification, of the protocol version it declares for
@@ -289,7 +302,8 @@ pub struct TrafficDef {
 }
 
 /// The refusal of a request's version, and the answers that list the versions served.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct NegotiationDef {
     /// The error a server answers a request in a version it does not serve with.
@@ -300,7 +314,8 @@ pub struct NegotiationDef {
 }
 
 /// An error code, and where the error lists the versions served.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct UnsupportedDef {
     /// The error's `code`.
@@ -310,7 +325,8 @@ pub struct UnsupportedDef {
 }
 
 /// A result listing the versions a server serves.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct OfferDef {
     /// The method of the request it answers.
@@ -320,7 +336,8 @@ pub struct OfferDef {
 }
 
 /// A request/response pair that fixes the protocol version of the messages that follow.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct HandshakeDef {
     /// The request's method.
@@ -332,7 +349,8 @@ pub struct HandshakeDef {
 }
 
 /// What the documents look like, independent of any one rule.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CatalogueDef {
     /// Human name of the document format, e.g. "MCP Description".
@@ -387,7 +405,8 @@ pub struct CatalogueDef {
 }
 
 /// The protocol facts a live client needs, and how a server's lists map onto a description.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LiveDef {
     /// The handshake of the versions before `stateless.since`.
@@ -419,7 +438,8 @@ pub struct LiveDef {
 
 /// One kind of example call: for every example of every entry of `collection`, a `method`
 /// request whose result is compared, by shape, with the example's `result`.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LiveCallDef {
     /// A `lists` collection.
@@ -434,7 +454,8 @@ pub struct LiveCallDef {
     pub result: String,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LiveMembersDef {
     /// The protocol version a client asks for and a server agrees to.
@@ -447,7 +468,8 @@ pub struct LiveMembersDef {
     pub supported: String,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LiveHandshakeDef {
     /// The request that opens a session (its params and result carry `protocolVersion`,
@@ -457,7 +479,8 @@ pub struct LiveHandshakeDef {
     pub initialized: String,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LiveStatelessDef {
     /// The first protocol version that has no handshake.
@@ -476,7 +499,8 @@ pub struct LiveStatelessDef {
     pub unsupported_versions: String,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LiveListDef {
     /// The description's top-level collection of these entries.
@@ -498,7 +522,8 @@ pub struct LiveListDef {
     pub schemas: Vec<String>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LiveCursorDef {
     pub param: String,
@@ -507,7 +532,8 @@ pub struct LiveCursorDef {
 
 /// The parts of a description that `mcpdesc init --from-server` fills from a server's answers
 /// (the collections come from `lists` and `capabilities`).
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LiveInitDef {
     /// JSON Pointer, in the description, of the object that describes the server.
@@ -528,7 +554,8 @@ pub struct LiveInitDef {
 /// rules judge the referenced value in the use site's scope. References that do not resolve
 /// (missing target, target outside the site's accepted prefixes, cycle, chain too long) are
 /// left as written for rules to report.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ReferencesDef {
     /// Member name that makes an object a reference.
@@ -544,7 +571,8 @@ pub struct ReferencesDef {
 }
 
 /// Where protocol scopes are declared.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ScopeDef {
     /// JSONPath of the document-wide list of protocol versions.
@@ -558,7 +586,8 @@ pub struct ScopeDef {
 }
 
 /// One rule.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RuleDef {
     /// Dotted identifier, `<owner>.<area>.<name>`.
@@ -626,7 +655,8 @@ pub struct RuleDef {
 }
 
 /// What a rule is about: a surface of the surface map, or free text.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(
     untagged,
     expecting = "a surface name, or free text declared as `{text: ...}`"
@@ -639,7 +669,8 @@ pub enum RuleSurface {
 }
 
 /// Free text in place of a surface name.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SurfaceText {
     /// The object kind, e.g. "Tool interaction example".
@@ -672,13 +703,15 @@ impl std::fmt::Display for RuleSurface {
 }
 
 /// An edit that resolves a finding of a rule, offered by editors as a code action.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct FixDef {
     pub kind: FixKind,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum FixKind {
     /// Narrow the scope of the nearest declaration that encloses the finding (its
@@ -702,12 +735,13 @@ impl FixKind {
 /// Who defines a rule's constraint: the prefix of its id. `mcp` (a fact of the MCP protocol
 /// that the description restates) and `mcpdesc` (a constraint of the MCP Description
 /// specification) are built in; a rule set declares any others it uses (`owners`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
-#[schemars(transparent)]
+#[cfg_attr(feature = "schema", schemars(transparent))]
 pub struct Owner(
     /// A lowercase name: a letter, then letters and digits.
-    #[schemars(regex(pattern = r"^[a-z][a-z0-9]*$"))]
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^[a-z][a-z0-9]*$")))]
     String,
 );
 
@@ -762,7 +796,8 @@ impl<'de> Deserialize<'de> for Owner {
 }
 
 /// An owner a rule set declares, with where its rules' pages are.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum OwnerDecl {
     /// Just the name.
@@ -815,7 +850,8 @@ impl<'de> Deserialize<'de> for OwnerDecl {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum RuleKind {
     /// Expressible as a JSON Schema constraint (per protocol version where scoped).
@@ -839,7 +875,8 @@ impl RuleKind {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Level {
     Must,
@@ -866,9 +903,8 @@ impl Level {
     }
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 /// How serious a finding is, least serious first (so `>=` compares severities).
 pub enum Severity {
@@ -891,7 +927,8 @@ impl Severity {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// Maintained with the catalogue, not yet published as stable.
@@ -914,7 +951,8 @@ impl Status {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Enforcement {
     /// Findings are reported by this engine.
@@ -933,7 +971,8 @@ impl Enforcement {
 }
 
 /// Whether a rule applies in one protocol version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Applicability {
     /// Evaluated with the rule's severity.
@@ -964,7 +1003,8 @@ impl Applicability {
 }
 
 /// Whether a rule applies in each protocol version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum ApplicabilityDef {
     /// The same in every version.
@@ -977,7 +1017,8 @@ pub enum ApplicabilityDef {
 /// version a release added, what its model gets; `applies` inside the `since`/`until` range
 /// and `default` (else `not-applicable`) outside it; `default`. Without a range or a
 /// default, the table names every version.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub struct ApplicabilityTable {
     /// What the versions the table does not name get.
@@ -1042,7 +1083,8 @@ impl<'de> Deserialize<'de> for ApplicabilityDef {
 }
 
 /// The specification text that requires the rule.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RequiredBy {
     /// Specification name and version, e.g. "MCP Description 0.8.0".
@@ -1054,7 +1096,8 @@ pub struct RequiredBy {
     pub requirements: Vec<RequirementRef>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RequirementRef {
     /// Section heading, e.g. "12. Elicitation Declarations".
@@ -1066,7 +1109,8 @@ pub struct RequirementRef {
 }
 
 /// The evidence the rule rests on.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct BasedOn {
     /// 1: protocol schema and normative text; 2: normative text only; 3: reference behaviour.
@@ -1079,7 +1123,8 @@ pub struct BasedOn {
     pub sources: Vec<Source>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Source {
     pub text: String,
@@ -1087,7 +1132,8 @@ pub struct Source {
     pub url: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Examples {
     #[serde(default)]
@@ -1097,7 +1143,8 @@ pub struct Examples {
 }
 
 /// A fixture document and the JSON Pointer of the node the example is about.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Example {
     /// Fixture path relative to the catalogue's fixture directory.
@@ -1106,7 +1153,8 @@ pub struct Example {
 }
 
 /// A condition on a node; exactly one form per object.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ConditionDef {
     /// All of these hold.
@@ -1141,7 +1189,8 @@ pub struct ConditionDef {
 }
 
 /// A test on the protocol version being evaluated.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct VersionCondDef {
     /// This version or later.
@@ -1156,7 +1205,8 @@ pub struct VersionCondDef {
 }
 
 /// One JSON type or a list of them.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum TypeSpec {
     One(JsonType),
@@ -1172,7 +1222,8 @@ impl TypeSpec {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum JsonType {
     Object,

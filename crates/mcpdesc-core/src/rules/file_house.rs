@@ -1,7 +1,6 @@
 //! The on-disk format of house rules: a rule set an organisation applies on top of whichever
 //! release judges a document, without being a release of its own.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -11,7 +10,8 @@ use super::file::{
 };
 
 /// One YAML file of a house-rules directory.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct HouseRuleFile {
     /// What the rule set is; exactly one file of the directory carries it.
@@ -29,7 +29,8 @@ pub struct HouseRuleFile {
 }
 
 /// The header of a house-rules directory.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct HouseRulesDef {
     /// The rule set's name, shown on its rules (`required-by.spec`).
@@ -44,7 +45,8 @@ pub struct HouseRulesDef {
 }
 
 /// A house rule: a rule whose metadata has defaults. Its owner is its id's first segment.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct HouseRuleDef {
     /// Dotted identifier, `<owner>.<area>.<name>`; the owner is declared in `owners`.
@@ -143,7 +145,8 @@ impl HouseRuleDef {
 }
 
 /// A rule of the judging release, with other paths, level or applicability.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RescopeDef {
     /// The rule changed.

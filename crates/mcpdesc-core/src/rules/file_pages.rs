@@ -1,16 +1,13 @@
 //! The `pages` member of a `catalogue` block: how `mcpdesc docs` lays out the rule pages of a
 //! release (see "Rule pages" in `docs/rule-format.md`).
 
-use std::borrow::Cow;
-use std::collections::BTreeMap;
-
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How the rule pages of a release look and where they go. Every member is optional; without
 /// the block, pages look as `mcpdesc docs` has always written them. A release that extends
 /// another inherits the base's `pages` unless it gives its own.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PagesDef {
     /// The page template (MiniJinja), relative to the release's directory, e.g.
@@ -43,7 +40,8 @@ pub struct PagesDef {
 /// Where a page's source links lead. Patterns may use `{release}`, `{tag}`, `{owner}`,
 /// `{id}`, `{name}` and, where they apply, `{fixture}` (the example's fixture path), `{file}`
 /// (the rule file, relative to the directory of the release that wrote it) and `{line}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SourceLinksDef {
     /// The published name of the release's sources, e.g. `v{release}`.
@@ -62,9 +60,8 @@ pub struct SourceLinksDef {
 }
 
 /// A section of the built-in rule page that can be left out.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum PageSection {
     /// The title heading and the line that marks the page as generated.
@@ -143,13 +140,14 @@ impl Serialize for FrontMatter {
     }
 }
 
-impl JsonSchema for FrontMatter {
-    fn schema_name() -> Cow<'static, str> {
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for FrontMatter {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
         "FrontMatter".into()
     }
 
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        <BTreeMap<String, String>>::json_schema(generator)
+        <std::collections::BTreeMap<String, String>>::json_schema(generator)
     }
 }
 

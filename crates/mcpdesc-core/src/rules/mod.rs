@@ -11,6 +11,7 @@ mod file_pages;
 mod house;
 mod load;
 pub mod releases;
+#[cfg(feature = "schema")]
 pub mod schema;
 pub(crate) mod suggest;
 pub mod surfaces;
