@@ -258,16 +258,48 @@ impl Probed {
     }
 }
 
-/// Probes the fake server in `mode` for the given versions, with short timeouts; the whole
-/// probe must end within `bound`.
+/// The timeout, in milliseconds, of the tests that wait for an answer that never comes: short,
+/// so that they end soon.
+const SHORT_TIMEOUT_MS: &str = "700";
+
+/// The timeout, in milliseconds, of the tests in which every answer comes. A short one would
+/// make them depend on the machine's load, not on the client: where the whole workspace's
+/// tests run in parallel on two cores, the Python server takes over a second to start, or to
+/// write a page of 30 MB. A hang still fails these tests, on their bound.
+const AMPLE_TIMEOUT_MS: &str = "30000";
+
+/// Probes the fake server in `mode` for the given versions, waiting as long as an answer may
+/// take on a loaded machine; the whole probe must end within `bound`.
 fn probe_fake(mode: &str, versions: &[&str], bound: Duration) -> Probed {
     probe_fake_with(mode, versions, &[], bound)
 }
 
+/// [`probe_fake`] with further flags.
 fn probe_fake_with(mode: &str, versions: &[&str], extra: &[&str], bound: Duration) -> Probed {
+    probe_fake_timed(mode, versions, extra, AMPLE_TIMEOUT_MS, bound)
+}
+
+/// [`probe_fake`] giving up on each answer after [`SHORT_TIMEOUT_MS`], for a server that
+/// fails to answer.
+fn probe_fake_impatiently(mode: &str, versions: &[&str], bound: Duration) -> Probed {
+    probe_fake_timed(mode, versions, &[], SHORT_TIMEOUT_MS, bound)
+}
+
+fn probe_fake_timed(
+    mode: &str,
+    versions: &[&str],
+    extra: &[&str],
+    timeout_ms: &str,
+    bound: Duration,
+) -> Probed {
     let (dir, script) = fake_server();
     let capture = dir.path().join(format!("{mode}.ndjson"));
-    let mut flags = vec!["--timeout-ms", "700", "--startup-timeout-ms", "700"];
+    let mut flags = vec![
+        "--timeout-ms",
+        timeout_ms,
+        "--startup-timeout-ms",
+        timeout_ms,
+    ];
     flags.extend_from_slice(extra);
     for v in versions {
         flags.extend(["--protocol-version", v]);
@@ -359,7 +391,7 @@ fn a_server_that_exits_at_once() {
 fn a_server_that_stops_reading_does_not_hold_us_past_the_deadline() {
     // It asks and asks, and reads none of the answers: a write to it blocks once the pipe is
     // full, and the answer's deadline ends the wait.
-    let p = probe_fake("deaf", &["2025-06-18"], Duration::from_secs(20));
+    let p = probe_fake_impatiently("deaf", &["2025-06-18"], Duration::from_secs(20));
     assert_ne!(p.run.code, Some(0), "{}", p.run.output());
     assert!(
         p.run.output().contains("no answer within 700 ms"),
@@ -371,7 +403,7 @@ fn a_server_that_stops_reading_does_not_hold_us_past_the_deadline() {
 #[test]
 fn a_server_that_never_answers() {
     // Five versions asked for, but a silent server is given up on after the first.
-    let p = probe_fake("silent", &[], Duration::from_secs(5));
+    let p = probe_fake_impatiently("silent", &[], Duration::from_secs(5));
     assert_eq!(p.run.code, Some(2), "{}", p.run.output());
     assert!(p.reports.is_none());
     assert!(
@@ -429,17 +461,24 @@ fn a_server_that_pages_for_ever_is_stopped_by_the_commands_deadline() {
 
 /// Pages of 30 MB each under fresh cursors: two are kept (60 MB), the third would take the
 /// lists past their 64 MiB and ends the list (before: every page kept until memory ran out).
+/// The bound is wide: the debug build spends seconds of CPU on the 90 MB, and on a loaded
+/// machine those seconds stretch to most of a minute.
 #[test]
 fn large_pages_for_ever_are_kept_only_up_to_the_lists_limit() {
     let p = probe_fake_with(
         "endless-pages+page-bytes=30000000",
         &["2025-06-18"],
         &[],
-        Duration::from_secs(60),
+        Duration::from_secs(180),
     );
     assert_eq!(p.run.code, Some(1), "{}", &p.run.stderr);
     let r = p.only_report();
-    assert_eq!(r["lists"]["tools"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        r["lists"]["tools"].as_array().map(Vec::len),
+        Some(2),
+        "{:?}",
+        errors(r)
+    );
     assert!(
         errors(r).contains(
             &"tools/list: the server's lists outgrew 67108864 bytes, their limit; stopped after 2 entries"
@@ -469,7 +508,15 @@ fn a_flood_of_stray_responses_is_listed_three_times_and_counted() {
 
 #[test]
 fn a_server_that_answers_with_the_wrong_id() {
-    let p = probe_fake("wrong-id", &["2025-06-18"], Duration::from_secs(10));
+    // The wrong answer must arrive before the wait ends, so the wait covers the server's
+    // start on a loaded machine: 700 ms does not.
+    let p = probe_fake_timed(
+        "wrong-id",
+        &["2025-06-18"],
+        &[],
+        "5000",
+        Duration::from_secs(20),
+    );
     assert_eq!(p.run.code, Some(1), "{}", p.run.output());
     let r = p.only_report();
     assert_eq!(r["negotiated"], Value::Null);
@@ -477,7 +524,7 @@ fn a_server_that_answers_with_the_wrong_id() {
         errors(r),
         [
             "initialize: a response with id 1001 arrived while request 1 was waiting",
-            "initialize: no answer within 700 ms",
+            "initialize: no answer within 5000 ms",
         ]
     );
     let findings = capture_findings(&p.capture);
