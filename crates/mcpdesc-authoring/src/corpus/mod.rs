@@ -167,6 +167,7 @@ pub enum Folder {
 }
 
 impl Folder {
+    /// The folder's name: `expected-valid`, `expected-invalid` or `expected-warning`.
     pub fn as_str(self) -> &'static str {
         match self {
             Folder::ExpectedValid => "expected-valid",

@@ -173,8 +173,11 @@ pub fn lines(entries: &[Entry]) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{line}:{column}: {message}")]
 pub struct SidecarError {
+    /// Line of the problem in the sidecar, from 1.
     pub line: u32,
+    /// Column of the problem in the sidecar, from 1.
     pub column: u32,
+    /// What is wrong.
     pub message: String,
 }
 
