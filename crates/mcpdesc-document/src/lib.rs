@@ -27,7 +27,8 @@ use thiserror::Error;
 pub enum Format {
     /// JSON text (RFC 8259).
     Json,
-    /// YAML 1.2 text, restricted to what maps onto JSON (one document, no anchors or custom tags).
+    /// YAML text in the specification's restricted profile: one document, no anchors or
+    /// aliases, only core schema tags.
     Yaml,
     /// A traffic capture: newline-delimited JSON messages (one per line, optionally
     /// recorded as `{"dir", "msg"}`), a JSON array of messages, or one message.
@@ -409,10 +410,14 @@ pub enum LoadErrorKind {
     /// A JSON string escapes half of a UTF-16 surrogate pair without the other half.
     #[error("string contains an unpaired surrogate escape")]
     LoneSurrogate,
-    /// A bound of [`Limits`] was exceeded: `limit` is its flag name (`max-depth`), `value` its
-    /// setting.
+    /// A bound of [`Limits`] was exceeded.
     #[error("limit {limit} ({value}) exceeded; raise it with --{limit} if the input is trusted")]
-    Limit { limit: &'static str, value: u64 },
+    Limit {
+        /// The bound's flag name, e.g. `max-depth`.
+        limit: &'static str,
+        /// The bound's setting.
+        value: u64,
+    },
 }
 
 impl LoadErrorKind {

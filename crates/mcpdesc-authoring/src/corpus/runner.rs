@@ -31,13 +31,16 @@ pub struct TestOptions {
 pub enum SidecarState {
     /// There is none: only the folder convention applies.
     Missing,
+    /// The sidecar expects exactly what the fixture produced.
     Matches,
     /// The sidecar expects other diagnostics.
     Differs {
+        /// The entries the sidecar lists, sorted.
         expected: Vec<Entry>,
     },
     /// The sidecar cannot be read or parsed.
     Malformed {
+        /// What is wrong with it.
         error: String,
     },
 }

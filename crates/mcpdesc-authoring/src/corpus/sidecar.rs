@@ -32,14 +32,19 @@ use mcpdesc_document::{Format, Limits, ValueDocument};
 pub enum Entry {
     /// The document does not load; `code` is the load-error code (e.g. `yaml-syntax`).
     LoadError {
+        /// The load-error code.
         #[serde(rename = "load-error")]
         code: String,
     },
     /// A diagnostic of a rule.
     Diagnostic {
+        /// The rule id.
         rule: String,
+        /// RFC 6901 JSON Pointer of the node it is about.
         pointer: String,
+        /// Its severity.
         severity: Severity,
+        /// The protocol versions it holds for; empty when it holds for every version.
         versions: Vec<String>,
     },
 }

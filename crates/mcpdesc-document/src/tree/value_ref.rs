@@ -165,12 +165,12 @@ impl<'d> ValueRef<'d> {
     pub fn is_u64(self) -> bool {
         self.as_number().is_some_and(Number::is_u64)
     }
-    /// Whether the node is a number that fits an `i64` (an integer, as [`Number::is_i64`]).
+    /// Whether the node is an integer that fits an `i64`.
     pub fn is_i64(self) -> bool {
         self.as_number().is_some_and(Number::is_i64)
     }
-    /// Whether the node is a number held as a float (one written with a fraction or exponent, or
-    /// an integer past 64 bits).
+    /// Whether the node is a number held as a float rather than an integer (see
+    /// [`Number::is_f64`]).
     pub fn is_f64(self) -> bool {
         self.as_number().is_some_and(Number::is_f64)
     }
