@@ -119,13 +119,13 @@ pub enum LiveError {
         /// The URL as given.
         url: String,
     },
-    /// The server said nothing at all before its first session failed, so no other version
+    /// The server said nothing at all before its first connection failed, so no other version
     /// was tried.
     #[error("`{target}` never answered: {reason}")]
     NoAnswer {
         /// The target, as a user would type it.
         target: String,
-        /// Why the first session ended.
+        /// Why the first connection ended.
         reason: String,
     },
 }
