@@ -43,8 +43,11 @@ pub struct Note {
     /// The row reference, e.g. `4-13`.
     #[serde(rename = "ref")]
     pub reference: String,
+    /// The requirement level the row states.
     pub level: Level,
+    /// What the row is about.
     pub kind: RowKind,
+    /// Why no rule covers the row.
     pub status: NoteStatus,
     /// The reason, and where this product meets the duty when it does.
     pub note: String,
@@ -58,9 +61,13 @@ pub struct Note {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RowKind {
+    /// Expressible as a JSON Schema constraint.
     Structural,
+    /// Needs protocol facts beyond structure.
     McpSemantic,
+    /// Needs cross-references, scopes or content of the description.
     McpdescSemantic,
+    /// About the raw JSON or YAML source.
     Serialization,
     /// A duty of a validator, projection or merge tool, producer, consumer or publisher.
     Processing,
@@ -69,6 +76,7 @@ pub enum RowKind {
 }
 
 impl RowKind {
+    /// The kind's name as notes files write it (`mcp-semantic`, `processing`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             RowKind::Structural => "structural",
@@ -101,14 +109,21 @@ impl From<RuleKind> for RowKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NoteStatus {
+    /// A duty of a tool (validator, projection or merge tool, producer, consumer, publisher),
+    /// not a check of one document.
     Tooling,
+    /// A duty of authors or consumers that no tool can check.
     Author,
+    /// Met by the document loader before any rule runs.
     Loader,
+    /// Met by the rules the note lists, or by the engine, without a rule of its own.
     CoveredBy,
+    /// A check of one document that no rule makes yet; the note says why.
     NotImplemented,
 }
 
 impl NoteStatus {
+    /// Every status, in the order coverage pages list them.
     pub const ALL: [NoteStatus; 5] = [
         NoteStatus::Tooling,
         NoteStatus::Author,
@@ -117,6 +132,7 @@ impl NoteStatus {
         NoteStatus::NotImplemented,
     ];
 
+    /// The status's name as notes files write it (`covered-by`, `not-implemented`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             NoteStatus::Tooling => "tooling",
@@ -180,7 +196,9 @@ pub enum RowCoverage<'a> {
 /// One requirement row.
 #[derive(Debug, Clone)]
 pub struct Row<'a> {
+    /// The row reference, e.g. `4-13`.
     pub reference: &'a str,
+    /// The rules or the note that cover the row.
     pub coverage: RowCoverage<'a>,
 }
 
@@ -198,10 +216,12 @@ impl Row<'_> {
 /// Every row, grouped by section in page order, rows in number order.
 #[derive(Debug, Clone)]
 pub struct Coverage<'a> {
+    /// Each section with its rows.
     pub sections: Vec<(&'a Section, Vec<Row<'a>>)>,
 }
 
 impl Coverage<'_> {
+    /// Every row, section by section.
     pub fn rows(&self) -> impl Iterator<Item = &Row<'_>> {
         self.sections.iter().flat_map(|(_, rows)| rows)
     }

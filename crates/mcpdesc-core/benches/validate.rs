@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
 use mcpdesc_core::{Document, Engine, Format, Limits};
 
 // The allocator the command-line tool ships with, used as the tool uses it: the allocator keeps
@@ -341,5 +341,16 @@ fn traffic(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, catalogue, releases, batch, documents, traffic);
+/// Runs every group, in the order the allocator note above asks for, with the settings
+/// of the command line (`cargo bench -- <filter>`, `--save-baseline`, ...).
+// Written out rather than made by `criterion_group!`, whose function cannot carry a doc comment.
+pub fn benches() {
+    let mut criterion = Criterion::default().configure_from_args();
+    catalogue(&mut criterion);
+    releases(&mut criterion);
+    batch(&mut criterion);
+    documents(&mut criterion);
+    traffic(&mut criterion);
+}
+
 criterion_main!(benches);

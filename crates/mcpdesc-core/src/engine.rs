@@ -304,7 +304,7 @@ impl Engine {
     }
 
     /// Restricts the rules that run and the protocol versions they are judged for (see
-    /// [`Selection::new`]).
+    /// [`Selection::of`]).
     pub fn with_selection(mut self, selection: Selection) -> Engine {
         self.selection = Selection {
             release_fixed: self.chosen.is_some(),

@@ -25,7 +25,10 @@ use thiserror::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
+    /// JSON text (RFC 8259).
     Json,
+    /// YAML text in the specification's restricted profile: one document, no anchors or
+    /// aliases, only core schema tags.
     Yaml,
     /// A traffic capture: newline-delimited JSON messages (one per line, optionally
     /// recorded as `{"dir", "msg"}`), a JSON array of messages, or one message.
@@ -127,6 +130,7 @@ impl<'t> Document<'t> {
         self.root().to_value()
     }
 
+    /// The compact tree of the document's nodes.
     pub fn tree(&self) -> &Tree<'t> {
         &self.tree
     }
@@ -147,6 +151,7 @@ impl<'t> Document<'t> {
         self.tree.add_members_each(edits);
     }
 
+    /// The format the document was read as.
     pub fn format(&self) -> Format {
         self.format
     }
@@ -156,6 +161,7 @@ impl<'t> Document<'t> {
         self.tree.len()
     }
 
+    /// Whether the document has no node (never the case for a parsed one).
     pub fn is_empty(&self) -> bool {
         self.tree.is_empty()
     }
@@ -283,6 +289,7 @@ impl ValueDocument {
         self.value
     }
 
+    /// The value, without its positions.
     pub fn value(&self) -> &Value {
         &self.value
     }
@@ -294,10 +301,12 @@ impl ValueDocument {
         &mut self.value
     }
 
+    /// The format the document was read as ([`Format::Json`] for one built from a value).
     pub fn format(&self) -> Format {
         self.format
     }
 
+    /// The source positions of the value's nodes.
     pub fn spans(&self) -> &SpanTree {
         &self.spans
     }
@@ -352,11 +361,14 @@ pub fn read_bounded(path: &std::path::Path, limit: u64) -> std::io::Result<Vec<u
 #[derive(Debug, Clone, PartialEq, Error)]
 #[error("{kind} at line {}, column {}", .position.line, .position.column)]
 pub struct LoadError {
+    /// What went wrong.
     pub kind: LoadErrorKind,
+    /// Where in the input it went wrong.
     pub position: Position,
 }
 
 impl LoadError {
+    /// A failure of `kind` at `position`.
     pub fn new(kind: LoadErrorKind, position: Position) -> LoadError {
         LoadError { kind, position }
     }
@@ -366,30 +378,47 @@ impl LoadError {
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum LoadErrorKind {
+    /// The input is not valid UTF-8 (after an optional byte order mark).
     #[error("input is not valid UTF-8")]
     InvalidUtf8,
+    /// The JSON text is malformed; the parser's message says how.
     #[error("JSON syntax error: {0}")]
     JsonSyntax(String),
+    /// The YAML text is malformed; the parser's message says how.
     #[error("YAML syntax error: {0}")]
     YamlSyntax(String),
+    /// The YAML stream holds no document at all.
     #[error("the YAML stream contains no document")]
     EmptyStream,
+    /// The YAML stream holds more than one document; a description is exactly one.
     #[error("the YAML stream contains more than one document")]
     MultipleDocuments,
+    /// The YAML uses an anchor or alias, which are refused so that no input expands past its size.
     #[error("YAML anchors and aliases are not allowed")]
     Alias,
+    /// The YAML carries a tag outside the core schema (the tag as written).
     #[error("YAML tag `{0}` is not allowed; only the core schema tags are")]
     Tag(String),
+    /// A YAML mapping key is not a string, which JSON cannot represent.
     #[error("mapping key is not a string")]
     NonStringKey,
+    /// An object has the same key twice (the key).
     #[error("duplicate key `{0}`")]
     DuplicateKey(String),
+    /// A number is infinite or NaN, which JSON cannot represent (the number as written).
     #[error("number `{0}` is not finite")]
     NonFiniteNumber(String),
+    /// A JSON string escapes half of a UTF-16 surrogate pair without the other half.
     #[error("string contains an unpaired surrogate escape")]
     LoneSurrogate,
+    /// A bound of [`Limits`] was exceeded.
     #[error("limit {limit} ({value}) exceeded; raise it with --{limit} if the input is trusted")]
-    Limit { limit: &'static str, value: u64 },
+    Limit {
+        /// The bound's flag name, e.g. `max-depth`.
+        limit: &'static str,
+        /// The bound's setting.
+        value: u64,
+    },
 }
 
 impl LoadErrorKind {

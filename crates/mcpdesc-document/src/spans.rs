@@ -8,14 +8,19 @@ use super::pointer;
 /// Line 0 means "unknown", as for documents built from an already-decoded value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
 pub struct Position {
+    /// Line number, from 1 (0 when the position is unknown).
     pub line: u32,
+    /// Column number, from 1, in Unicode scalar values (0 when the position is unknown).
     pub column: u32,
 }
 
 impl Position {
+    /// The first character of a document: line 1, column 1.
     pub const START: Position = Position { line: 1, column: 1 };
+    /// No position: line 0, column 0, as reported for nodes of an already-decoded value.
     pub const UNKNOWN: Position = Position { line: 0, column: 0 };
 
+    /// The position at `line` and `column`, both 1-based (0 for unknown).
     pub fn new(line: u32, column: u32) -> Position {
         Position { line, column }
     }
@@ -66,6 +71,7 @@ pub struct SpanTreeBuilder {
 }
 
 impl SpanTreeBuilder {
+    /// A builder holding no node yet.
     pub fn new() -> SpanTreeBuilder {
         SpanTreeBuilder::default()
     }
@@ -186,6 +192,7 @@ impl SpanTree {
         self.nodes.len()
     }
 
+    /// Whether no node is recorded (as for a tree of unknown positions).
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }

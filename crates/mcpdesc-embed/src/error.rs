@@ -9,23 +9,35 @@ use thiserror::Error;
 pub enum Error {
     /// The rule files have problems; every one is listed.
     #[error("{} problem(s) in the rule files:{}", problems.len(), listing(problems))]
-    Rules { problems: Vec<RuleFileProblem> },
+    Rules {
+        /// Every problem found, by file and position.
+        problems: Vec<RuleFileProblem>,
+    },
     /// No loaded release serves the requested specification version.
     #[error(
         "no release serves specification version `{requested}`; supported versions: {supported}"
     )]
     UnservedSpecVersion {
+        /// The specification version asked for.
         requested: String,
+        /// The specification versions the loaded releases serve, worded for a message.
         supported: String,
     },
+    /// A protocol version to cover is not one the catalogue knows.
     #[error("{0}")]
     UnknownProtocolVersion(#[from] UnknownProtocolVersion),
+    /// A format name is none of `json`, `yaml` (`yml`) or `capture` (`traffic`, `ndjson`,
+    /// `jsonl`); it holds the name as given.
     #[error("unknown format `{0}`; expected json, yaml or capture")]
     UnknownFormat(String),
+    /// A file to validate could not be read.
     #[error("cannot read {path}: {message}")]
     Io {
+        /// The file's path, as displayed.
         path: String,
+        /// The operating system's description of the failure.
         message: String,
+        /// The kind of failure, for callers that map it onto their own errors.
         kind: std::io::ErrorKind,
         /// The operating system's error number, when it gave one.
         errno: Option<i32>,
@@ -46,9 +58,13 @@ impl Error {
 /// One problem of a rule file, at its file, line and column.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleFileProblem {
+    /// The rule file's path.
     pub file: String,
+    /// Line of the problem, from 1.
     pub line: u32,
+    /// Column of the problem, from 1.
     pub column: u32,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -11,7 +11,9 @@ use crate::error::Error;
 /// The format an input is read as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputFormat {
+    /// JSON text.
     Json,
+    /// YAML text, restricted to what maps onto JSON.
     Yaml,
     /// A capture of MCP JSON-RPC traffic (newline-delimited JSON, a JSON array of
     /// messages, or one message).
@@ -110,6 +112,8 @@ impl<'a> Input<'a> {
         self
     }
 
+    /// The name the input is known by: the one given with [`Input::with_name`], else a
+    /// file's path when it is valid UTF-8.
     pub fn name(&self) -> Option<&'a str> {
         self.name
     }

@@ -23,9 +23,11 @@ pub struct Outcome {
 /// One finding of one rule at one node.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
+    /// The id of the rule that found it.
     pub rule: String,
     /// `error`, `warning` or `info`.
     pub severity: &'static str,
+    /// What is wrong, in one sentence.
     pub message: String,
     /// RFC 6901 JSON Pointer of the node.
     pub pointer: String,
@@ -46,8 +48,11 @@ pub struct Finding {
 pub struct LoadFailure {
     /// Stable code of the failure (`syntax`, `limit`, ...).
     pub code: &'static str,
+    /// What is wrong with the document.
     pub message: String,
+    /// 1-based line of the failure, when the input has source positions.
     pub line: Option<u32>,
+    /// 1-based column (in characters) of the failure, when the input has source positions.
     pub column: Option<u32>,
 }
 

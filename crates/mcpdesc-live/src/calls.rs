@@ -17,7 +17,9 @@ use serde_json::{Map, Value};
 pub struct PlannedCall {
     /// The example, in the description.
     pub pointer: String,
+    /// The JSON-RPC method of the request (the catalogue's `live.calls` names it).
     pub method: String,
+    /// The request's parameters, taken from the example.
     pub params: Value,
     /// The example's result.
     pub expected: Value,
@@ -40,8 +42,11 @@ pub fn planner<'a>(
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallOutcome {
+    /// The example the call was planned for, in the description.
     pub pointer: String,
+    /// The server's result, when it answered with one.
     pub result: Option<Value>,
+    /// Why there is no result: the server's error, or what went wrong on the way.
     pub error: Option<String>,
 }
 
@@ -102,7 +107,9 @@ pub struct CallFinding {
     /// `true` when the server answered with an error, `false` when the result's shape
     /// differs from the example's.
     pub failed: bool,
+    /// The example, in the description.
     pub pointer: String,
+    /// What the server did, in one sentence.
     pub message: String,
 }
 

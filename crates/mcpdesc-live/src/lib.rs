@@ -33,11 +33,16 @@ use transport::Transport;
 pub enum Target {
     /// A command to start, speaking MCP on its standard input and output.
     Stdio {
+        /// The program to run.
         command: OsString,
+        /// Its arguments.
         args: Vec<OsString>,
     },
     /// A Streamable HTTP endpoint.
-    Http { url: String },
+    Http {
+        /// The endpoint's `http://` or `https://` URL.
+        url: String,
+    },
 }
 
 impl Target {
@@ -100,15 +105,29 @@ pub use mcpdesc_core::internal::rules::file::LiveDef;
 /// A situation in which nothing about the server can be reported.
 #[derive(Debug, thiserror::Error)]
 pub enum LiveError {
+    /// The server's command could not be started.
     #[error("cannot start `{command}`: {error}")]
     Spawn {
+        /// The program, lossily decoded.
         command: String,
+        /// Why it could not be started.
         error: std::io::Error,
     },
+    /// The HTTP target is not an `http://` or `https://` URL.
     #[error("`{url}` is not an http:// or https:// URL")]
-    BadUrl { url: String },
+    BadUrl {
+        /// The URL as given.
+        url: String,
+    },
+    /// The server said nothing at all before its first connection failed, so no other version
+    /// was tried.
     #[error("`{target}` never answered: {reason}")]
-    NoAnswer { target: String, reason: String },
+    NoAnswer {
+        /// The target, as a user would type it.
+        target: String,
+        /// Why the first connection ended.
+        reason: String,
+    },
 }
 
 /// Probes the server once per version (a fresh process or HTTP connection each time: a

@@ -40,8 +40,11 @@ pub struct ServerReport {
     pub refusal: Option<String>,
     /// The versions the server named instead of the requested one.
     pub offered: Vec<String>,
+    /// The `serverInfo` the server sent in its `initialize` result.
     pub server_info: Option<Value>,
+    /// The `capabilities` the server declared in its `initialize` result.
     pub capabilities: Option<Value>,
+    /// The `instructions` the server gave in its `initialize` result, if any.
     pub instructions: Option<String>,
     /// The entries of each list the server advertises, by the description collection it
     /// lines up with (the catalogue's `live.lists`).

@@ -63,6 +63,7 @@ pub struct Options {
     /// is checked again (never longer than the document's last check took); the editor's
     /// `debounceMs` wins.
     pub debounce: Duration,
+    /// Bounds on the documents read, as the command line's `--max-*` flags set them.
     pub limits: Limits,
     /// Called once the rules are known to load, before the editor is answered. The binary
     /// owns the global allocator, so it passes the switch that makes it return freed memory
@@ -74,16 +75,22 @@ pub struct Options {
 /// Why the server stopped without the editor asking it to.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
+    /// The configuration file named with `--config` cannot be used.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The rules named on the command line do not load.
     #[error(transparent)]
     Rules(#[from] EngineError),
+    /// The server's capabilities could not be written as JSON.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
+    /// The `initialize` handshake with the editor failed.
     #[error("answering `initialize`")]
     Initialize(#[source] lsp_server::ProtocolError),
+    /// The thread that validates documents stopped unexpectedly.
     #[error("the validation thread stopped")]
     WorkerStopped,
+    /// Reading from or writing to the editor failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }

@@ -41,13 +41,21 @@ struct ConfigFile {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Defaults {
+    /// Output format, as `--format`.
     pub format: Option<OutputFormat>,
+    /// When to colour the text output, as `--color`.
     pub color: Option<ColorWhen>,
+    /// Whether to use the strict profile (warnings reported as errors), as `--strict`.
     pub strict: Option<bool>,
+    /// The lowest severity that fails the run, as `--fail-on`.
     pub fail_on: Option<FailOn>,
+    /// Rules to run, ids or prefixes (`mcp.elicitation.*`), as `--select`.
     pub select: Option<Vec<String>>,
+    /// Rules to skip, ids or prefixes, for every document; `--ignore` adds to them.
     pub ignore: Option<Vec<String>>,
+    /// The only MCP protocol versions to check for, as `--protocol-version`.
     pub protocol_versions: Option<Vec<String>>,
+    /// Where the rule pages linked from findings live, as `--docs-base-url`.
     pub docs_base_url: Option<String>,
     /// `description`, `traffic` or `auto`, as `--kind`.
     pub kind: Option<InputKind>,
@@ -112,7 +120,9 @@ impl InputKind {
 pub enum ColorWhen {
     /// On a terminal, unless `NO_COLOR` is set.
     Auto,
+    /// Always, even when the output is not a terminal.
     Always,
+    /// Never: plain text.
     Never,
 }
 
@@ -121,12 +131,16 @@ pub enum ColorWhen {
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
+    /// Only errors fail the run (the default).
     Error,
+    /// Warnings and errors fail the run.
     Warning,
+    /// Any finding fails the run.
     Info,
 }
 
 impl FailOn {
+    /// The severity this choice names: findings at or above it fail the run.
     pub fn severity(self) -> Severity {
         match self {
             FailOn::Error => Severity::Error,
@@ -149,25 +163,36 @@ struct PathIgnore {
 /// Why a configuration file could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The file could not be read.
     #[error("cannot read {}", path.display())]
     Read {
+        /// The configuration file.
         path: PathBuf,
+        /// Why reading failed.
         #[source]
         source: std::io::Error,
     },
+    /// The file is not valid TOML, or not the configuration's shape.
     #[error("invalid {}", path.display())]
     Invalid {
+        /// The configuration file.
         path: PathBuf,
+        /// Where and how the text is wrong.
         #[source]
         source: toml::de::Error,
     },
+    /// A path pattern of an `[[ignore]]` block is not a valid glob.
     #[error("{}: bad path pattern `{pattern}`", path.display())]
     BadPattern {
+        /// The configuration file.
         path: PathBuf,
+        /// The pattern as written.
         pattern: String,
+        /// Why the pattern is invalid.
         #[source]
         source: globset::Error,
     },
+    /// The patterns of an `[[ignore]]` block, each valid, could not be combined into one set.
     #[error(transparent)]
     Patterns(#[from] globset::Error),
 }
@@ -177,11 +202,13 @@ pub enum ConfigError {
 pub struct Config {
     /// The directory holding the file; relative paths in it resolve here.
     pub dir: PathBuf,
+    /// Defaults for the flags of `validate`, its relative paths resolved against [`Config::dir`].
     pub defaults: Defaults,
     ignores: Vec<(GlobSet, Vec<String>)>,
 }
 
 impl Config {
+    /// Reads and checks the configuration file at `path`, compiling its path patterns.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_owned(),

@@ -10,9 +10,11 @@ use mcpdesc_core::{Engine, RuleLoadError};
 /// Why the engine of a run could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
+    /// The rule files have problems, each with its file and position.
     // Kept as its type, so that callers can read each problem's position.
     #[error(transparent)]
     Load(#[from] RuleLoadError),
+    /// No loaded release serves the specification version asked for.
     #[error(transparent)]
     Version(#[from] UnservedVersion),
 }

@@ -33,9 +33,14 @@ pub fn selection(
 
 /// The user's choices that act on findings after the engine ran.
 pub struct Policy<'a> {
+    /// The catalogue that judged the document.
     pub catalogue: &'a Catalogue,
+    /// The rules and protocol versions the run covers; suppressions of rules outside it are not
+    /// reported unused.
     pub selection: &'a Selection,
+    /// The configuration file that applies to the document, if any.
     pub config: Option<&'a Config>,
+    /// Whether warnings are reported as errors.
     pub strict: bool,
 }
 

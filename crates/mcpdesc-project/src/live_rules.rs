@@ -6,19 +6,32 @@ use mcpdesc_core::Severity;
 
 use crate::suppress::CliRule;
 
+/// The description declares a protocol version the server refused to negotiate.
 pub const VERSION_REFUSED: &str = "mcpdesc-live.version-refused";
+/// An entry the description declares is not in the server's list for that version.
 pub const ENTRY_MISSING: &str = "mcpdesc-live.entry-missing";
+/// The server lists an entry the description does not declare for that version.
 pub const ENTRY_UNDESCRIBED: &str = "mcpdesc-live.entry-undescribed";
+/// A declared entry is listed by the server only under another key.
 pub const ENTRY_RENAMED: &str = "mcpdesc-live.entry-renamed";
+/// The server answered an example's request with an error (`--call-examples`).
 pub const EXAMPLE_FAILED: &str = "mcpdesc-live.example-failed";
+/// The server's result of an example's request has another shape than the example's result
+/// (`--call-examples`).
 pub const EXAMPLE_DIFFERS: &str = "mcpdesc-live.example-differs";
+/// A compared member of an entry differs between the description and the server's list.
 pub const MEMBER_DIFFERS: &str = "mcpdesc-live.member-differs";
+/// The description declares a capability the server does not declare for that version.
 pub const CAPABILITY_MISSING: &str = "mcpdesc-live.capability-missing";
+/// The server declares a capability the description does not declare for that version.
 pub const CAPABILITY_UNDESCRIBED: &str = "mcpdesc-live.capability-undescribed";
+/// The server failed a list request (an error, a malformed answer, a timeout or an exit), so
+/// the comparison is incomplete.
 pub const SERVER_ERROR: &str = "mcpdesc-live.server-error";
 
 const SECTION: &str = "mcpdesc check-server";
 
+/// Every live-check rule, with its title, description and severity.
 pub const RULES: &[CliRule] = &[
     CliRule {
         id: VERSION_REFUSED,

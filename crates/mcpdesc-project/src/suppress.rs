@@ -23,9 +23,13 @@ pub const INVALID: &str = "mcpdesc-cli.invalid-suppression";
 
 /// A rule that the command line, not the catalogue, reports.
 pub struct CliRule {
+    /// The rule id.
     pub id: &'static str,
+    /// Short imperative title.
     pub title: &'static str,
+    /// What the rule requires and why, for its documentation.
     pub description: &'static str,
+    /// The severity of its findings.
     pub severity: Severity,
     /// The section of `docs/cli.md` that documents it.
     pub section: &'static str,
@@ -69,9 +73,11 @@ const SUPPRESSION_RULES: &[CliRule] = &[
 pub struct Suppression {
     /// Index in the `x-mcpdesc-suppress` array.
     pub index: usize,
+    /// The rule id or prefix (`mcp.elicitation.*`) it silences.
     pub rule: String,
     /// The node it covers, with its descendants; `None` for the whole document.
     pub pointer: Option<String>,
+    /// Whether it silenced at least one finding.
     pub used: bool,
 }
 

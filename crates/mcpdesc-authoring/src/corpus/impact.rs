@@ -26,17 +26,24 @@ pub struct FieldChange {
     /// Dotted path of the field as named in rule files, e.g. `level`,
     /// `applicability.2025-06-18`, `then[1].since`.
     pub field: String,
+    /// The field's value in the old catalogue.
     pub old: Option<Value>,
+    /// The field's value in the new catalogue.
     pub new: Option<Value>,
 }
 
 /// A rule present in only one of the catalogues.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuleSummary {
+    /// The rule id.
     pub id: String,
+    /// The rule's title.
     pub title: String,
+    /// Who defines the constraint (`mcp`, `mcpdesc` or a declared owner).
     pub owner: String,
+    /// The requirement level: `must`, `should` or `may`.
     pub level: String,
+    /// The severity its findings take.
     pub severity: Severity,
     /// `file:line` in its rules directory.
     pub source: String,
@@ -48,7 +55,9 @@ pub struct RuleSummary {
 /// A rule present in both catalogues whose definition differs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuleChange {
+    /// The rule id.
     pub id: String,
+    /// The fields that differ.
     pub fields: Vec<FieldChange>,
 }
 
@@ -57,7 +66,9 @@ pub struct RuleChange {
 pub struct RecordedChange {
     /// `replaced` or `applicability changed`.
     pub kind: &'static str,
+    /// The version of the release that records the change.
     pub release: String,
+    /// The reason the release gives for the change.
     pub reason: String,
     /// `file:line` of the change in that release's rules directory.
     pub source: String,
@@ -66,7 +77,9 @@ pub struct RecordedChange {
 /// A rule that a release between the two replaced with a new definition.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReplacedRule {
+    /// The rule id.
     pub id: String,
+    /// The rule's title in the new catalogue.
     pub title: String,
     /// Every change recorded for the rule after the base release, oldest first (at least
     /// one replacement).
@@ -79,12 +92,16 @@ pub struct ReplacedRule {
 /// does not name the version).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ApplicabilityRow {
+    /// The protocol version.
     pub version: String,
+    /// How the old table has the rule apply to the version.
     pub old: Option<Applicability>,
+    /// How the new table has the rule apply to the version.
     pub new: Option<Applicability>,
 }
 
 impl ApplicabilityRow {
+    /// Whether the version's applicability differs between the tables.
     pub fn changed(&self) -> bool {
         self.old != self.new
     }
@@ -93,7 +110,9 @@ impl ApplicabilityRow {
 /// A rule whose applicability table alone a release between the two changed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ApplicabilityRuleChange {
+    /// The rule id.
     pub id: String,
+    /// The rule's title in the new catalogue.
     pub title: String,
     /// Every change recorded for the rule after the base release, oldest first.
     pub reasons: Vec<RecordedChange>,
@@ -109,6 +128,7 @@ pub struct RetiredRuleChange {
     pub rule: RuleSummary,
     /// The release that retired it.
     pub release: String,
+    /// The reason the release gives for retiring it.
     pub reason: String,
     /// `file:line` of the retirement in that release's rules directory.
     #[serde(rename = "retiredAt")]
@@ -132,17 +152,23 @@ pub enum ChangeBasis {
 /// What differs between two catalogues. Every rule that differs is in exactly one list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CatalogueChanges {
+    /// Whether the rules' history or their definitions classified the changes.
     pub basis: ChangeBasis,
     /// Changes of the catalogue definition itself (versions, scope model, ...).
     pub catalogue: Vec<FieldChange>,
+    /// Rules the new catalogue has and the old lacks (with the release that added them when the
+    /// history records it).
     pub added: Vec<RuleSummary>,
     /// Rules of the old catalogue the new one lacks, without a recorded retirement.
     pub removed: Vec<RuleSummary>,
     /// Rules whose definition differs without a recorded change.
     pub changed: Vec<RuleChange>,
+    /// Rules a release between the two replaced with a new definition.
     pub replaced: Vec<ReplacedRule>,
+    /// Rules a release between the two changed only the applicability table of.
     #[serde(rename = "applicabilityChanged")]
     pub applicability_changed: Vec<ApplicabilityRuleChange>,
+    /// Rules of the old catalogue a release between the two retired.
     pub retired: Vec<RetiredRuleChange>,
     /// Protocol versions the new catalogue adds, each behaving like one of the old's. Every
     /// rule both catalogues have takes the new version as it takes that one; only rules that
@@ -154,6 +180,7 @@ pub struct CatalogueChanges {
 /// A protocol version the new catalogue adds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VersionAdded {
+    /// The protocol version added.
     pub version: String,
     /// The version it behaves like.
     pub like: String,
@@ -162,6 +189,8 @@ pub struct VersionAdded {
 }
 
 impl CatalogueChanges {
+    /// Whether neither the catalogue definition nor any rule differs (versions added alone do
+    /// not count).
     pub fn is_empty(&self) -> bool {
         self.catalogue.is_empty() && self.rules_changed() == 0
     }
@@ -467,6 +496,8 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict a report amounts to: invalid if it has an error or the document did not load,
+    /// else warning if it has a warning, else valid.
     pub fn of(report: &Report) -> Verdict {
         if !report.is_valid() {
             Verdict::Invalid
@@ -477,6 +508,7 @@ impl Verdict {
         }
     }
 
+    /// The verdict's name as reports print it: `valid`, `warning` or `invalid`.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Valid => "valid",
@@ -490,8 +522,11 @@ impl Verdict {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentImpact {
+    /// The document's display path.
     pub document: String,
+    /// The verdict under the old catalogue.
     pub old_verdict: Verdict,
+    /// The verdict under the new catalogue.
     pub new_verdict: Verdict,
     /// Diagnostics only the new catalogue reports.
     pub appeared: Vec<Diagnostic>,
@@ -500,6 +535,7 @@ pub struct DocumentImpact {
 }
 
 impl DocumentImpact {
+    /// Whether the verdict differs between the catalogues.
     pub fn verdict_changed(&self) -> bool {
         self.old_verdict != self.new_verdict
     }
@@ -508,7 +544,9 @@ impl DocumentImpact {
 /// One diagnostic that appeared or vanished, with its document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DocDiagnostic {
+    /// The display path of the document it was reported for.
     pub document: String,
+    /// The diagnostic itself.
     #[serde(flatten)]
     pub diagnostic: Diagnostic,
 }
@@ -516,7 +554,9 @@ pub struct DocDiagnostic {
 /// The appeared and vanished diagnostics of one rule.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RuleImpact {
+    /// Diagnostics of the rule only the new catalogue reports.
     pub appeared: Vec<DocDiagnostic>,
+    /// Diagnostics of the rule only the old catalogue reports.
     pub vanished: Vec<DocDiagnostic>,
 }
 
@@ -527,6 +567,7 @@ pub struct Impact {
     pub base: String,
     /// The release of the new catalogue.
     pub new: String,
+    /// What differs between the two catalogues.
     pub changes: CatalogueChanges,
     /// Number of documents run.
     pub documents: usize,

@@ -68,6 +68,7 @@ pub fn quoted(s: &str) -> String {
     serde_json::to_string(&one_line(s)).unwrap_or_default()
 }
 
+/// `s` with every run of whitespace, line breaks included, made one space and the ends trimmed.
 pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -25,17 +25,27 @@ use thiserror::Error;
 /// Errors reading a corpus or writing generated files.
 #[derive(Debug, Error)]
 pub enum CorpusError {
+    /// A file or directory given to run does not exist.
     #[error("{path}: no such file or directory")]
-    Missing { path: String },
+    Missing {
+        /// The path, as displayed.
+        path: String,
+    },
+    /// A file or directory could not be read.
     #[error("cannot read {path}: {source}")]
     Read {
+        /// The path, as displayed.
         path: String,
+        /// Why reading failed.
         #[source]
         source: std::io::Error,
     },
+    /// A file could not be written, or a directory made or removed.
     #[error("cannot write {path}: {source}")]
     Write {
+        /// The path, as displayed.
         path: String,
+        /// Why writing failed.
         #[source]
         source: std::io::Error,
     },
@@ -167,6 +177,7 @@ pub enum Folder {
 }
 
 impl Folder {
+    /// The folder's name: `expected-valid`, `expected-invalid` or `expected-warning`.
     pub fn as_str(self) -> &'static str {
         match self {
             Folder::ExpectedValid => "expected-valid",

@@ -40,13 +40,16 @@ pub const MARKER: &str =
 pub struct GeneratedFile {
     /// Path below the output directory, `/`-separated.
     pub path: String,
+    /// The whole text of the file.
     pub contents: String,
 }
 
 /// The generated pages, plus problems met on the way (unreadable example fixtures, ...).
 #[derive(Debug, Clone, Default)]
 pub struct Pages {
+    /// Every file to write: rule pages and the index pages of releases.
     pub files: Vec<GeneratedFile>,
+    /// Problems that did not stop a page from being made, one sentence each.
     pub warnings: Vec<String>,
     /// Pages that could not be made (a template that fails on a rule, two rules given one
     /// file); nothing should be written while there are any.
@@ -169,14 +172,18 @@ fn releases_index(set: &CatalogueSet) -> String {
 /// A generated `.md` file whose committed copy differs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaleFile {
+    /// Path below the output directory, `/`-separated.
     pub path: String,
+    /// The text on disk.
     pub current: String,
+    /// The text the rule files generate.
     pub generated: String,
 }
 
 /// How the committed pages differ from the generated ones.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Comparison {
+    /// Pages on disk whose text differs from the generated text.
     pub stale: Vec<StaleFile>,
     /// Generated but not on disk.
     pub missing: Vec<String>,
@@ -185,6 +192,7 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// Whether the pages on disk are exactly the generated ones.
     pub fn is_clean(&self) -> bool {
         self.stale.is_empty() && self.missing.is_empty() && self.extra.is_empty()
     }
@@ -213,8 +221,11 @@ pub fn compare(pages: &Pages, out_dir: &Path) -> Result<Comparison, CorpusError>
 /// What [`write()`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteSummary {
+    /// Files written (new or changed), below the output directory.
     pub written: Vec<String>,
+    /// Number of files already identical, left untouched.
     pub unchanged: usize,
+    /// Generated pages removed because nothing generates them any more.
     pub removed: Vec<String>,
 }
 
@@ -402,19 +413,26 @@ pub struct PageContext {
     /// The line that marks a page as generated: only pages that carry it are ever replaced
     /// or removed by `mcpdesc docs`.
     pub marker: &'static str,
+    /// The page itself: its file, URL and summary.
     pub page: PageInfo,
     /// The front matter, rendered from the catalogue's `pages.front-matter`.
     pub front_matter: Vec<Field>,
     /// Section name → whether `pages.omit` leaves it in.
     pub show: BTreeMap<&'static str, bool>,
+    /// The catalogue the rule belongs to.
     pub catalogue: CatalogueInfo,
+    /// The release of the catalogue the page is generated for.
     pub release: ReleaseInfo,
+    /// The rule's definition, as the release has it.
     pub rule: RuleInfo,
+    /// When the rule was added and how later releases changed it.
     pub history: HistoryInfo,
     /// One cell per protocol version, oldest first, then versions the catalogue does not
     /// list but the rule names.
     pub applicability: Vec<ApplicabilityCell>,
+    /// The specification sections that require what the rule checks.
     pub required_by: RequiredByInfo,
+    /// The evidence the rule rests on.
     pub based_on: BasedOnInfo,
     /// Valid examples first, then invalid ones, each in the order of the rule file.
     pub examples: Vec<ExampleInfo>,
@@ -422,6 +440,7 @@ pub struct PageContext {
     pub source: SourceInfo,
 }
 
+/// The page as a file and a link.
 #[derive(Debug, Clone, Serialize)]
 pub struct PageInfo {
     /// The page's file below the output directory.
@@ -433,21 +452,30 @@ pub struct PageInfo {
     pub summary: String,
 }
 
+/// One front matter field of a page.
 #[derive(Debug, Clone, Serialize)]
 pub struct Field {
+    /// The field's name, as `pages.front-matter` lists it.
     pub name: String,
+    /// The field's value, rendered from its template.
     pub value: String,
 }
 
+/// The catalogue a page belongs to.
 #[derive(Debug, Clone, Serialize)]
 pub struct CatalogueInfo {
+    /// The catalogue's name.
     pub name: String,
 }
 
+/// The release a page is generated for.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReleaseInfo {
+    /// The release's version.
     pub version: String,
+    /// The version of the release it extends, if any.
     pub extends: Option<String>,
+    /// The release's one-line summary, if it gives one.
     pub summary: Option<String>,
     /// `pages.source-links.tag`, expanded.
     pub tag: Option<String>,
@@ -455,53 +483,78 @@ pub struct ReleaseInfo {
     pub tree: Option<String>,
 }
 
+/// A rule's definition, with enumerations as the names rule files use.
 #[derive(Debug, Clone, Serialize)]
 pub struct RuleInfo {
+    /// The rule id, `<owner>.<area>.<name>`.
     pub id: String,
     /// The id without the owner prefix.
     pub name: String,
+    /// Who defines the constraint (`mcp`, `mcpdesc` or a declared owner).
     pub owner: String,
+    /// Short imperative title.
     pub title: String,
+    /// What the rule is about and why.
     pub description: String,
+    /// The requirement in one sentence.
     pub requirement: String,
+    /// The object kind the rule looks at: a surface name (`ElicitRequest`) or free text.
     pub surface: String,
+    /// The member the rule is about, relative to the surface.
     pub path: String,
+    /// The rule kind (`mcp-semantic`, `mcpdesc-semantic`, `serialization`, ...).
     pub kind: &'static str,
+    /// The requirement level: `must`, `should` or `may`.
     pub level: &'static str,
     /// The severity of its findings (the level's, or the rule's override).
     pub severity: &'static str,
+    /// The rule's status: `internal`, `preview`, `stable` or `deprecated`.
     pub status: &'static str,
+    /// Whether findings fail documents (`internal`) or only inform (`advisory`).
     pub enforcement: &'static str,
+    /// Diagnostic codes of the reference validator for the same check.
     pub reference_codes: Vec<String>,
     /// What the editors' fix does, in one sentence.
     pub fix: Option<&'static str>,
+    /// Further remarks, one paragraph each.
     pub notes: Vec<String>,
 }
 
+/// A rule's history across the releases.
 #[derive(Debug, Clone, Serialize)]
 pub struct HistoryInfo {
+    /// The release that added the rule.
     pub since: ReleaseRef,
+    /// Changes later releases recorded, oldest first.
     pub changes: Vec<ChangeInfo>,
 }
 
 /// A release, with the link to the rule's page there when that release is generated too.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReleaseRef {
+    /// The release's version.
     pub version: String,
+    /// Relative link to the rule's page in that release, when that release's pages are generated.
     pub link: Option<String>,
 }
 
+/// One change a release recorded for a rule.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChangeInfo {
+    /// The release that made the change.
     pub release: ReleaseRef,
     /// `replaced`, `applicability changed`.
     pub kind: &'static str,
+    /// The reason the release gives.
     pub reason: String,
+    /// Where the change is written.
     pub source: SourceInfo,
 }
 
+/// How a rule applies to one protocol version.
 #[derive(Debug, Clone, Serialize)]
 pub struct ApplicabilityCell {
+    /// The protocol version.
     pub version: String,
     /// `applies`, `warns`, `not-applicable`, or `—` where the rule says nothing.
     pub value: String,
@@ -509,41 +562,60 @@ pub struct ApplicabilityCell {
     pub width: usize,
 }
 
+/// The specification sections requiring what a rule checks.
 #[derive(Debug, Clone, Serialize)]
 pub struct RequiredByInfo {
+    /// Specification name and version, e.g. "MCP Description 0.8.0".
     pub spec: String,
+    /// Section numbers, e.g. `["9.4", "12.5"]`.
     pub sections: Vec<String>,
     /// `, Section 9.4`, `, Sections 9.4 and 12.5`, `, page basic/lifecycle`, or empty.
     pub sections_phrase: String,
+    /// The named requirements within those sections.
     pub requirements: Vec<RequirementInfo>,
 }
 
+/// One named requirement of the specification.
 #[derive(Debug, Clone, Serialize)]
 pub struct RequirementInfo {
+    /// Section heading, e.g. "12. Elicitation Declarations".
     pub section: String,
+    /// Anchor of the requirement in that section.
     pub anchor: String,
+    /// Link to the requirement, if the rule file gives one.
     pub url: Option<String>,
 }
 
+/// The evidence a rule rests on.
 #[derive(Debug, Clone, Serialize)]
 pub struct BasedOnInfo {
+    /// 1: protocol schema and normative text; 2: normative text only; 3: reference behaviour.
     pub tier: u8,
+    /// What the tier means, e.g. "MCP schema.ts and normative specification text".
     pub label: String,
+    /// The specific evidence.
     pub detail: String,
+    /// Documents the evidence comes from.
     pub sources: Vec<SourceLinkInfo>,
 }
 
+/// One document the evidence comes from.
 #[derive(Debug, Clone, Serialize)]
 pub struct SourceLinkInfo {
+    /// How the page names it.
     pub text: String,
+    /// Link to it, if the rule file gives one.
     pub url: Option<String>,
 }
 
+/// One valid or invalid example of a rule, with the node it shows.
 #[derive(Debug, Clone, Serialize)]
 pub struct ExampleInfo {
     /// `valid` or `invalid`.
     pub kind: &'static str,
+    /// The fixture's path as the rule file names it.
     pub fixture: String,
+    /// The JSON Pointer of the node the example is about.
     pub pointer: String,
     /// `pages.source-links.fixture`, else the relative link to the fixture on disk.
     pub link: Option<String>,
@@ -552,16 +624,22 @@ pub struct ExampleInfo {
     pub status: &'static str,
     /// The selected node, pretty-printed.
     pub json: Option<String>,
+    /// Why the fixture does not load, when its status is `does-not-load`.
     pub load_error: Option<String>,
     /// The start of a fixture that does not load, its language and a fence longer than any
     /// backtick run in it.
     pub source_text: Option<String>,
+    /// The language of `source_text` for a fenced block: `json` or `yaml`.
     pub source_lang: Option<&'static str>,
+    /// A fence of backticks longer than any run of them in `source_text`.
     pub source_fence: Option<String>,
+    /// Whether `source_text` was cut short at `source_chars` characters.
     pub source_cut: bool,
+    /// The most characters of a fixture's source shown.
     pub source_chars: usize,
 }
 
+/// Where a rule, or a change to it, is written.
 #[derive(Debug, Clone, Serialize)]
 pub struct SourceInfo {
     /// The rule file as a checkout shows it (`rules/elicitation.yaml`).
@@ -570,6 +648,7 @@ pub struct SourceInfo {
     pub path: String,
     /// Relative link from the page to the file on disk.
     pub link: Option<String>,
+    /// The line of the definition in the file, from 1.
     pub line: u32,
     /// `pages.source-links.rule-file`, expanded.
     pub url: Option<String>,

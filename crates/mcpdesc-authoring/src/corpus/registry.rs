@@ -18,12 +18,14 @@ pub struct RegistryCheck {
     pub name: &'static str,
     /// What the check requires.
     pub description: &'static str,
+    /// Every rule that fails the check; empty when it passes.
     pub failures: Vec<RegistryFailure>,
     /// The release whose rules were checked.
     pub release: String,
 }
 
 impl RegistryCheck {
+    /// Whether no rule fails the check.
     pub fn passed(&self) -> bool {
         self.failures.is_empty()
     }
@@ -32,9 +34,11 @@ impl RegistryCheck {
 /// One rule failing a registry check.
 #[derive(Debug, Clone, Serialize)]
 pub struct RegistryFailure {
+    /// The failing rule's id.
     pub rule: String,
     /// `file:line` of the rule.
     pub source: String,
+    /// What is wrong with the rule, in one sentence.
     pub message: String,
 }
 

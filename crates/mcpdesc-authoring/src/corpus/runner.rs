@@ -31,13 +31,16 @@ pub struct TestOptions {
 pub enum SidecarState {
     /// There is none: only the folder convention applies.
     Missing,
+    /// The sidecar expects exactly what the fixture produced.
     Matches,
     /// The sidecar expects other diagnostics.
     Differs {
+        /// The entries the sidecar lists, sorted.
         expected: Vec<Entry>,
     },
     /// The sidecar cannot be read or parsed.
     Malformed {
+        /// What is wrong with it.
         error: String,
     },
 }
@@ -45,14 +48,17 @@ pub enum SidecarState {
 /// The outcome of one fixture.
 #[derive(Debug, Clone)]
 pub struct FixtureOutcome {
+    /// The fixture document.
     pub doc: CorpusDoc,
     /// Where its sidecar is (or would be).
     pub sidecar: PathBuf,
+    /// How the sidecar compared with what the fixture produced.
     pub state: SidecarState,
     /// What the fixture produced, in sidecar order.
     pub actual: Vec<Entry>,
     /// The full report (messages and positions), when the fixture could be read.
     pub report: Option<Report>,
+    /// The expected-verdict folder the fixture is in, if any.
     pub folder: Option<Folder>,
     /// Why the result breaks the folder convention, if it does.
     pub verdict_failure: Option<String>,
@@ -63,6 +69,8 @@ pub struct FixtureOutcome {
 }
 
 impl FixtureOutcome {
+    /// Whether the fixture passed: no problem, no broken folder convention, and a sidecar that
+    /// matches, is missing, or was blessed.
     pub fn passed(&self) -> bool {
         self.problems.is_empty()
             && self.verdict_failure.is_none()
@@ -82,6 +90,7 @@ impl FixtureOutcome {
 /// Everything one run found.
 #[derive(Debug, Clone, Default)]
 pub struct TestRun {
+    /// The outcome of every fixture run, in corpus order.
     pub fixtures: Vec<FixtureOutcome>,
     /// Declared examples (empty unless they ran).
     pub examples: Vec<ExampleOutcome>,
@@ -97,12 +106,14 @@ pub struct TestRun {
 }
 
 impl TestRun {
+    /// Number of fixtures, examples and registry checks that passed.
     pub fn passed(&self) -> usize {
         self.fixtures.iter().filter(|f| f.passed()).count()
             + self.examples.iter().filter(|e| e.failure.is_none()).count()
             + self.registry.iter().filter(|r| r.passed()).count()
     }
 
+    /// Number of fixtures, examples and registry checks that failed.
     pub fn failed(&self) -> usize {
         self.fixtures.iter().filter(|f| !f.passed()).count()
             + self.examples.iter().filter(|e| e.failure.is_some()).count()
@@ -114,6 +125,7 @@ impl TestRun {
         format!("{} passed, {} failed", self.passed(), self.failed())
     }
 
+    /// Number of fixtures whose sidecar `--bless` (re)wrote.
     pub fn blessed(&self) -> usize {
         self.fixtures.iter().filter(|f| f.blessed).count()
     }

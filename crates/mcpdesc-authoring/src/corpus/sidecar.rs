@@ -32,14 +32,19 @@ use mcpdesc_document::{Format, Limits, ValueDocument};
 pub enum Entry {
     /// The document does not load; `code` is the load-error code (e.g. `yaml-syntax`).
     LoadError {
+        /// The load-error code.
         #[serde(rename = "load-error")]
         code: String,
     },
     /// A diagnostic of a rule.
     Diagnostic {
+        /// The rule id.
         rule: String,
+        /// RFC 6901 JSON Pointer of the node it is about.
         pointer: String,
+        /// Its severity.
         severity: Severity,
+        /// The protocol versions it holds for; empty when it holds for every version.
         versions: Vec<String>,
     },
 }
@@ -173,8 +178,11 @@ pub fn lines(entries: &[Entry]) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{line}:{column}: {message}")]
 pub struct SidecarError {
+    /// Line of the problem in the sidecar, from 1.
     pub line: u32,
+    /// Column of the problem in the sidecar, from 1.
     pub column: u32,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -6,9 +6,11 @@ use super::{to_u32, Member, NodeData, StrRef, Tag, Tree, DECODED_BIT, NO_POS};
 /// A value to add to an object of a tree.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Added {
+    /// A string.
     Str(String),
     /// A text known when the program was built (no allocation per use).
     Static(&'static str),
+    /// `true` or `false`.
     Bool(bool),
     /// An array of the values.
     Array(Vec<Added>),

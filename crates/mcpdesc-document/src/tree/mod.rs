@@ -138,6 +138,7 @@ impl<'t> Tree<'t> {
         self.nodes.len()
     }
 
+    /// Whether the tree has no node.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }

@@ -19,11 +19,17 @@ pub struct ValueRef<'d> {
 /// What a node is, with its content.
 #[derive(Debug, Clone, Copy)]
 pub enum Kind<'d> {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A number, as `serde_json` holds it (integers keep their exact value).
     Number(&'d Number),
+    /// A string, unescaped.
     String(&'d str),
+    /// An array, with its elements.
     Array(ArrayRef<'d>),
+    /// An object, with its members in source order.
     Object(ObjectRef<'d>),
 }
 
@@ -93,6 +99,7 @@ impl<'d> ValueRef<'d> {
             )
     }
 
+    /// What the node is, with its content: the form to `match` on.
     pub fn kind(self) -> Kind<'d> {
         let d = self.data();
         let tree = self.tree;
@@ -130,34 +137,45 @@ impl<'d> ValueRef<'d> {
         self.tree.position(self.data().pos)
     }
 
+    /// Whether the node is `null`.
     pub fn is_null(self) -> bool {
         self.data().tag == Tag::Null
     }
+    /// Whether the node is `true` or `false`.
     pub fn is_boolean(self) -> bool {
         matches!(self.data().tag, Tag::True | Tag::False)
     }
+    /// Whether the node is a number.
     pub fn is_number(self) -> bool {
         self.data().tag == Tag::Number
     }
+    /// Whether the node is a string.
     pub fn is_string(self) -> bool {
         matches!(self.data().tag, Tag::TextStr | Tag::DecodedStr)
     }
+    /// Whether the node is an array.
     pub fn is_array(self) -> bool {
         self.data().tag == Tag::Array
     }
+    /// Whether the node is an object.
     pub fn is_object(self) -> bool {
         self.data().tag == Tag::Object
     }
+    /// Whether the node is a number that fits a `u64` (a non-negative integer).
     pub fn is_u64(self) -> bool {
         self.as_number().is_some_and(Number::is_u64)
     }
+    /// Whether the node is an integer that fits an `i64`.
     pub fn is_i64(self) -> bool {
         self.as_number().is_some_and(Number::is_i64)
     }
+    /// Whether the node is a number held as a float rather than an integer (see
+    /// [`Number::is_f64`]).
     pub fn is_f64(self) -> bool {
         self.as_number().is_some_and(Number::is_f64)
     }
 
+    /// The node's value if it is `true` or `false`.
     pub fn as_bool(self) -> Option<bool> {
         match self.data().tag {
             Tag::True => Some(true),
@@ -165,33 +183,40 @@ impl<'d> ValueRef<'d> {
             _ => None,
         }
     }
+    /// The node's text if it is a string.
     pub fn as_str(self) -> Option<&'d str> {
         match self.kind() {
             Kind::String(s) => Some(s),
             _ => None,
         }
     }
+    /// The node's number if it is one.
     pub fn as_number(self) -> Option<&'d Number> {
         match self.kind() {
             Kind::Number(n) => Some(n),
             _ => None,
         }
     }
+    /// The node's number as a float (an integer converted, possibly losing precision).
     pub fn as_f64(self) -> Option<f64> {
         self.as_number().and_then(Number::as_f64)
     }
+    /// The node's number if it is an integer that fits a `u64`.
     pub fn as_u64(self) -> Option<u64> {
         self.as_number().and_then(Number::as_u64)
     }
+    /// The node's number if it is an integer that fits an `i64`.
     pub fn as_i64(self) -> Option<i64> {
         self.as_number().and_then(Number::as_i64)
     }
+    /// The node's elements if it is an array.
     pub fn as_array(self) -> Option<ArrayRef<'d>> {
         match self.kind() {
             Kind::Array(a) => Some(a),
             _ => None,
         }
     }
+    /// The node's members if it is an object.
     pub fn as_object(self) -> Option<ObjectRef<'d>> {
         match self.kind() {
             Kind::Object(o) => Some(o),
@@ -258,12 +283,15 @@ impl<'d> ValueRef<'d> {
 }
 
 impl<'d> ArrayRef<'d> {
+    /// Number of elements.
     pub fn len(self) -> usize {
         self.len as usize
     }
+    /// Whether the array has no element.
     pub fn is_empty(self) -> bool {
         self.len == 0
     }
+    /// Element `index` (from 0), if the array has that many.
     pub fn get(self, index: usize) -> Option<ValueRef<'d>> {
         if index >= self.len as usize {
             return None;
@@ -271,9 +299,11 @@ impl<'d> ArrayRef<'d> {
         let id = *self.tree.elements.get(self.start as usize + index)?;
         Some(ValueRef::new(self.tree, id))
     }
+    /// The first element, unless the array is empty.
     pub fn first(self) -> Option<ValueRef<'d>> {
         self.get(0)
     }
+    /// The last element, unless the array is empty.
     pub fn last(self) -> Option<ValueRef<'d>> {
         self.len().checked_sub(1).and_then(|i| self.get(i))
     }
@@ -284,6 +314,7 @@ impl<'d> ArrayRef<'d> {
             .get(start..start + self.len as usize)
             .unwrap_or(&[])
     }
+    /// The elements, in order.
     pub fn iter(self) -> Elements<'d> {
         Elements {
             tree: self.tree,
@@ -358,9 +389,11 @@ impl DoubleEndedIterator for Members<'_> {
 impl ExactSizeIterator for Members<'_> {}
 
 impl<'d> ObjectRef<'d> {
+    /// Number of members.
     pub fn len(self) -> usize {
         self.len as usize
     }
+    /// Whether the object has no member.
     pub fn is_empty(self) -> bool {
         self.len == 0
     }
@@ -371,16 +404,19 @@ impl<'d> ObjectRef<'d> {
             .get(start..start + self.len as usize)
             .unwrap_or(&[])
     }
+    /// The members as key and value, in source order.
     pub fn iter(self) -> Members<'d> {
         Members {
             tree: self.tree,
             inner: self.slice().iter(),
         }
     }
+    /// The keys, in source order.
     pub fn keys(self) -> impl DoubleEndedIterator<Item = &'d str> + ExactSizeIterator + Clone + 'd {
         let tree = self.tree;
         self.slice().iter().map(move |m| tree.str_of(m.key))
     }
+    /// The member values, in source order.
     pub fn values(
         self,
     ) -> impl DoubleEndedIterator<Item = ValueRef<'d>> + ExactSizeIterator + Clone + 'd {
@@ -396,6 +432,8 @@ impl<'d> ObjectRef<'d> {
             .iter()
             .position(|m| tree.is_key(m, key.as_bytes()))
     }
+    /// The value of member `key` (looked up by binary search in large objects, by scan in small
+    /// ones).
     pub fn get(self, key: &str) -> Option<ValueRef<'d>> {
         let tree = self.tree;
         if self.len() > super::build::LINEAR_MEMBERS {
@@ -412,6 +450,7 @@ impl<'d> ObjectRef<'d> {
             .find(|m| tree.is_key(m, key.as_bytes()))
             .map(|m| ValueRef::new(tree, m.value))
     }
+    /// Whether the object has a member `key`.
     pub fn contains_key(self, key: &str) -> bool {
         self.index_of(key).is_some()
     }

@@ -21,23 +21,31 @@ pub use yaml::to_yaml;
 /// The description, and the versions it covers.
 #[derive(Debug)]
 pub struct Draft {
+    /// The drafted description.
     pub document: Value,
+    /// The protocol versions the server negotiated, which the description covers, oldest first.
     pub versions: Vec<String>,
 }
 
 /// Why no description could be drafted.
 #[derive(Debug, thiserror::Error)]
 pub enum InitError {
+    /// The catalogue says nothing about live servers.
     #[error("the catalogue has no `live` section")]
     NoLiveSection,
     #[error(
         "the catalogue's `live` section has no `init`: it does not say how to make a description"
     )]
+    /// The catalogue's `live` section does not say how to make a description.
     NoInit,
+    /// The catalogue does not say where a description names its specification version.
     #[error("the catalogue has no `spec-version-pointer`: it does not say where a description names its specification version")]
     NoSpecVersionPointer,
+    /// The catalogue's root scope (the JSONPath, as written) is not one member of the root, so
+    /// the drafted description has nowhere to list its protocol versions.
     #[error("the catalogue's root scope `{0}` is not one root member")]
     RootScope(String),
+    /// The server negotiated none of the protocol versions asked for.
     #[error("the server negotiated none of the protocol versions asked for")]
     NoVersion,
 }
