@@ -33,9 +33,11 @@ pub struct Selection {
     /// Rule ids or prefixes to skip.
     pub ignore: Vec<String>,
     /// Evaluate only for these protocol versions.
+    #[doc(hidden)]
     pub versions: Option<VersionSet>,
     /// The caller, not the document, chose the release judging it: a declared specification
     /// version that any loaded release serves is then accepted.
+    #[doc(hidden)]
     pub release_fixed: bool,
 }
 
@@ -51,6 +53,7 @@ fn matches_pattern(id: &str, pattern: &str) -> bool {
 /// A protocol version that the catalogue does not know, named in a [`Selection`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown protocol version `{version}`; known versions: {}", known.join(", "))]
+#[non_exhaustive]
 pub struct UnknownProtocolVersion {
     pub version: String,
     pub known: Vec<String>,

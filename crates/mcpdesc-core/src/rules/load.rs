@@ -18,6 +18,7 @@ pub type Text = std::borrow::Cow<'static, str>;
 
 /// One problem in a rule file.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RuleProblem {
     /// Path relative to the rules directory, or the directory itself for a problem of the
     /// whole directory.
@@ -86,6 +87,7 @@ pub(super) fn in_parallel<'a, T: Sync, R: Send>(
 
 /// Every problem found in a set of rule files; no document is evaluated while any exists.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub struct RuleLoadError {
     pub problems: Vec<RuleProblem>,
 }
@@ -240,6 +242,7 @@ impl RuleSet {
     /// that file's directory and below, except directories that start a release of their
     /// own. A release that `extends` another is compiled from the compiled base: only the
     /// rules it adds or changes are compiled again.
+    #[doc(hidden)]
     pub fn compile(&self) -> Result<CatalogueSet, RuleLoadError> {
         crate::path::JsonPath::with_compile_memo(|| self.compile_releases())
     }

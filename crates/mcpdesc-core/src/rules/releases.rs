@@ -166,6 +166,7 @@ pub struct CatalogueSet {
 /// A specification version no release of a set serves.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("no catalogue serves specification version `{requested}`; supported: {supported}")]
+#[non_exhaustive]
 pub struct UnservedVersion {
     pub requested: String,
     pub supported: String,
