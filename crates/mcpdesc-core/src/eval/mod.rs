@@ -52,7 +52,9 @@ fn matches_pattern(id: &str, pattern: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown protocol version `{version}`; known versions: {}", known.join(", "))]
 pub struct UnknownProtocolVersion {
+    /// The version as named.
     pub version: String,
+    /// Every protocol version the catalogue declares, in its order.
     pub known: Vec<String>,
 }
 
@@ -98,6 +100,7 @@ impl Selection {
             .collect()
     }
 
+    /// Whether the rule `id` runs: `select` is empty or names it, and `ignore` does not.
     pub fn includes(&self, id: &str) -> bool {
         (self.select.is_empty() || self.select.iter().any(|p| matches_pattern(id, p)))
             && !self.ignore.iter().any(|p| matches_pattern(id, p))
