@@ -2,7 +2,7 @@
 //! select messages by kind, method and direction and judge each in its protocol version.
 //!
 //! The document crate reads the framing (`Format::Capture`): `{"messages": [{"line", "dir",
-//! "msg"} | {"line", "framing", ...}]}`. [`annotate`] then adds to every entry what only the
+//! "msg"} | {"line", "framing", ...}]}`. [`annotate()`] then adds to every entry what only the
 //! sequence tells:
 //!
 //! | member | for | value |
