@@ -355,7 +355,8 @@ impl Engine {
     }
 
     /// Validates a loaded document. A traffic capture ([`Format::Capture`]) is annotated
-    /// first (see [`crate::traffic`]): a copy of its tree is, as the document is borrowed;
+    /// first, each message given what only the sequence tells (its kind, method, direction
+    /// and protocol version): a copy of its tree is, as the document is borrowed;
     /// [`Engine::validate_bytes`] and the other readers annotate the tree they read.
     pub fn validate_document(&self, doc: &Document<'_>) -> Report {
         if doc.format() == Format::Capture && !self.is_annotated(doc) {

@@ -10,16 +10,22 @@ use crate::engine::{Engine, Report};
 /// Whether an example claims its rule fires or stays silent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expectation {
+    /// A `valid` example: no diagnostic of the rule at or below its pointer.
     Valid,
+    /// An `invalid` example: a diagnostic of the rule at or below its pointer.
     Invalid,
 }
 
 /// The outcome of one declared example.
 #[derive(Debug, Clone)]
 pub struct ExampleOutcome {
+    /// The id of the rule the example belongs to.
     pub rule: String,
+    /// Whether the example was listed as valid or invalid.
     pub expectation: Expectation,
+    /// The fixture file, as the example names it (relative to the fixture directory).
     pub fixture: String,
+    /// The node of the fixture the example is about, as a JSON Pointer.
     pub pointer: String,
     /// `None` when the example holds; otherwise why not.
     pub failure: Option<String>,

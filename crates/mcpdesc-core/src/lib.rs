@@ -35,6 +35,8 @@
 //! other crates of the mcpdesc workspace (the command line, the language server, the spec
 //! authors' tools); they carry no stability promise and change in any release.
 
+#![warn(missing_docs)]
+
 mod checks;
 
 /// The hasher of the maps evaluation builds per document (strings and ids read from it):

@@ -27,11 +27,14 @@ pub struct RelPath {
 /// One node a relative path selected.
 #[derive(Debug, Clone)]
 pub struct Hit<'a> {
+    /// The node's JSON Pointer in the document.
     pub pointer: String,
+    /// The node's value.
     pub value: ValueRef<'a>,
 }
 
 impl RelPath {
+    /// Compiles a relative path as a rule file writes it: `$…`, `@…`, `^…`, or a member name.
     pub fn compile(text: &str) -> Result<RelPath, PathError> {
         let (base, rest) = if let Some(rest) = text.strip_prefix('$') {
             (Base::Root, rest.to_owned())
@@ -61,6 +64,7 @@ impl RelPath {
         matches!(self.base, Base::Root)
     }
 
+    /// The path as written.
     pub fn as_str(&self) -> &str {
         &self.text
     }

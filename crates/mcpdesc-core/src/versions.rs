@@ -13,6 +13,7 @@ pub const MAX_VERSIONS: usize = 64;
 pub struct Version(pub(crate) u8);
 
 impl Version {
+    /// The version's position in the catalogue's list, from 0.
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -23,6 +24,7 @@ impl Version {
 pub struct VersionSet(u64);
 
 impl VersionSet {
+    /// The set of no versions.
     pub const EMPTY: VersionSet = VersionSet(0);
 
     /// The first `n` versions.
@@ -34,38 +36,47 @@ impl VersionSet {
         }
     }
 
+    /// The set of `v` alone.
     pub fn single(v: Version) -> VersionSet {
         VersionSet(1 << v.0)
     }
 
+    /// Adds `v` to the set.
     pub fn insert(&mut self, v: Version) {
         self.0 |= 1 << v.0;
     }
 
+    /// Whether `v` is in the set.
     pub fn contains(self, v: Version) -> bool {
         self.0 & (1 << v.0) != 0
     }
 
+    /// Whether the set has no version.
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
 
+    /// How many versions the set has.
     pub fn len(self) -> usize {
         self.0.count_ones() as usize
     }
 
+    /// The versions in either set.
     pub fn union(self, other: VersionSet) -> VersionSet {
         VersionSet(self.0 | other.0)
     }
 
+    /// The versions in both sets.
     pub fn intersection(self, other: VersionSet) -> VersionSet {
         VersionSet(self.0 & other.0)
     }
 
+    /// The versions of this set that are not in `other`.
     pub fn difference(self, other: VersionSet) -> VersionSet {
         VersionSet(self.0 & !other.0)
     }
 
+    /// Whether every version of this set is also in `other`.
     pub fn is_subset(self, other: VersionSet) -> bool {
         self.0 & !other.0 == 0
     }
@@ -144,6 +155,7 @@ impl VersionList {
         Ok(Version(self.names.len() as u8 - 1))
     }
 
+    /// The version called `name`, if the list has one.
     pub fn parse(&self, name: &str) -> Option<Version> {
         self.names
             .iter()
@@ -151,6 +163,7 @@ impl VersionList {
             .map(|i| Version(i as u8))
     }
 
+    /// The name of `v`, which must be a version of this list.
     pub fn name(&self, v: Version) -> &str {
         &self.names[v.index()]
     }
@@ -173,18 +186,22 @@ impl VersionList {
             .collect()
     }
 
+    /// Every version of the list.
     pub fn all(&self) -> VersionSet {
         VersionSet::first_n(self.names.len())
     }
 
+    /// How many versions the list declares.
     pub fn len(&self) -> usize {
         self.names.len()
     }
 
+    /// Whether the list declares no version (never true of a list [`VersionList::new`] built).
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
 
+    /// Every version with its name, in the list's order.
     pub fn iter(&self) -> impl Iterator<Item = (Version, &str)> {
         self.names
             .iter()

@@ -179,10 +179,13 @@ impl fmt::Debug for CheckRegistry {
 /// A registration the loader refuses.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegisterError {
+    /// The name is that of a built-in check, which a custom one may not replace.
     #[error("`{0}` is the name of a built-in check")]
     BuiltIn(&'static str),
+    /// A check of that name is already registered.
     #[error("a check named `{0}` is already registered")]
     Duplicate(&'static str),
+    /// The name is not lowercase kebab-case, the form of every check name in rule files.
     #[error("`{0}` is not a lowercase kebab-case check name")]
     BadName(&'static str),
 }
@@ -250,6 +253,7 @@ impl CheckRegistry {
         self.entries.iter().map(|e| e.name)
     }
 
+    /// Whether no check is registered.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -55,7 +55,9 @@ use crate::versions::VersionList;
 /// The node a check runs on.
 #[derive(Debug, Clone, Copy)]
 pub struct Node<'a> {
+    /// The node's JSON Pointer in the document.
     pub pointer: &'a str,
+    /// The node's value.
     pub value: ValueRef<'a>,
 }
 
@@ -80,7 +82,6 @@ pub trait Check: Send + Sync + fmt::Debug {
     }
 }
 
-/// What a check may consult while it compiles.
 pub use parsed_files::{ParsedCell, ParsedFiles};
 pub use regexes::Regexes;
 
@@ -88,11 +89,15 @@ pub use regexes::Regexes;
 /// extend it.
 #[derive(Debug, Default)]
 pub struct CompileCaches {
+    /// The regular expressions the catalogue's rules compiled.
     pub regexes: Regexes,
+    /// The JSON files of the rules directory the catalogue's checks parsed.
     pub parsed: ParsedFiles,
 }
 
+/// What a check may consult while it compiles.
 pub struct CompileCx<'a> {
+    /// The protocol versions of the catalogue being compiled.
     pub versions: &'a VersionList,
     /// Schema files of the rules directory by relative path (`schemas/x.json`).
     pub files: &'a HashMap<String, crate::rules::Text>,
@@ -124,11 +129,14 @@ impl CompileCx<'_> {
 /// An option problem, at a JSON Pointer relative to the check's object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OptionError {
+    /// Where in the check's object the problem is, as a JSON Pointer (empty for the object itself).
     pub pointer: String,
+    /// What is wrong with the option, for the load error.
     pub message: String,
 }
 
 impl OptionError {
+    /// The problem `message` at `pointer`.
     pub fn at(pointer: impl Into<String>, message: impl Into<String>) -> OptionError {
         OptionError {
             pointer: pointer.into(),
@@ -142,11 +150,13 @@ pub type CompileFn = fn(&Map<String, Value>, &CompileCx<'_>) -> Result<Box<dyn C
 
 /// One registered check function.
 pub struct CheckSpec {
+    /// The name rules give in `check`.
     pub name: &'static str,
     /// One sentence for the rule-format documentation.
     pub summary: &'static str,
     /// Message placeholders its findings fill, besides the common ones.
     pub params: &'static [&'static str],
+    /// Compiles a check of this function from its options.
     pub compile: CompileFn,
     /// JSON Schema of its options (without the common keys).
     #[cfg(feature = "schema")]
@@ -187,6 +197,7 @@ pub static REGISTRY: &[CheckSpec] = &[
     flag::SPEC,
 ];
 
+/// The built-in check function `name`; checks an embedder registers are not among them.
 pub fn lookup(name: &str) -> Option<&'static CheckSpec> {
     builtin(name)
 }

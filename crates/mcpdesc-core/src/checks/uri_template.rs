@@ -256,9 +256,9 @@ impl Class {
     }
 }
 
-/// Whether `s` is an expansion of `parts`: the language of [`matcher`], decided by a pass
-/// over `s` per part (the set of positions each part can end at), without compiling a
-/// regular expression per template.
+/// Whether `s` is an expansion of `parts`: the language of the tests' reference `matcher`,
+/// decided by a pass over `s` per part (the set of positions each part can end at), without
+/// compiling a regular expression per template.
 pub(crate) fn matches(parts: &[Part], s: &str) -> bool {
     let s = s.as_bytes();
     let n = s.len();

@@ -14,28 +14,42 @@ use super::context::EvalCtx;
 /// A compiled condition.
 #[derive(Debug, Clone)]
 pub enum Condition {
+    /// `all`: every condition of the list holds.
     All(Vec<Condition>),
+    /// `any`: some condition of the list holds.
     Any(Vec<Condition>),
+    /// `not`: the condition does not hold.
     Not(Box<Condition>),
+    /// A test on the values of a path.
     Value(Box<ValueTest>),
+    /// `version`: the protocol version being evaluated is one of the set.
     Version(VersionSet),
 }
 
 /// A test on the values a relative path selects.
 #[derive(Debug, Clone)]
 pub struct ValueTest {
+    /// The values tested, relative to the node the condition is evaluated on (`@` when not given).
     pub path: RelPath,
     /// The value tested when the path selects nothing; a tree, as tests read document nodes.
     pub default: Option<Tree<'static>>,
+    /// What the values are tested for; the condition holds when some value passes.
     pub test: Test,
 }
 
+/// What a [`ValueTest`] asks of a value.
 #[derive(Debug, Clone)]
 pub enum Test {
+    /// `equals`: the value equals this one.
     Equals(Value),
+    /// `in`: the value equals one of these.
     In(Vec<Value>),
+    /// `exists`: with `true`, that the path selects something; with `false`, that it selects
+    /// nothing.
     Exists(bool),
+    /// `type`: the value has one of these JSON types.
     Type(Vec<JsonType>),
+    /// `matches`: the value is a string this expression matches.
     Matches(Regex),
 }
 
@@ -54,11 +68,15 @@ impl Test {
 /// A compile problem at a pointer relative to the condition.
 #[derive(Debug, Clone)]
 pub struct ConditionError {
+    /// Where in the condition the problem is, as a JSON Pointer (empty for the condition itself).
     pub pointer: String,
+    /// What is wrong, for the load error.
     pub message: String,
 }
 
 impl Condition {
+    /// Compiles a condition as a rule file writes it, resolving version names against the
+    /// catalogue's.
     pub fn compile(def: &ConditionDef, cx: &CompileCx<'_>) -> Result<Condition, ConditionError> {
         let versions = cx.versions;
         let err = |pointer: &str, message: String| ConditionError {

@@ -16,8 +16,12 @@ use super::scope::ScopeMap;
 
 /// Read-only state of one evaluation, shared by every check.
 pub struct EvalCtx<'d> {
+    /// The document being evaluated.
     pub doc: &'d Document<'d>,
+    /// The root the rules read: the document's, with its references replaced by their targets
+    /// when the catalogue follows references.
     pub root: ValueRef<'d>,
+    /// The protocol versions of the catalogue judging the document.
     pub versions: &'d VersionList,
     /// The release judging the document.
     pub release: &'d crate::rules::Release,
@@ -25,7 +29,9 @@ pub struct EvalCtx<'d> {
     pub release_fixed: bool,
     /// The protocol version being evaluated; `None` for checks that do not depend on it.
     pub version: Option<Version>,
+    /// The effective scope of every declaration of the document.
     pub scopes: &'d ScopeMap,
+    /// Values derived from the document once for every check, and the limits met so far.
     pub cache: &'d DocCache,
     /// The limits of this evaluation (schemas compiled from the document, reference chains).
     pub limits: &'d Limits,
@@ -34,11 +40,14 @@ pub struct EvalCtx<'d> {
 /// A finding before it becomes a diagnostic: where, and the values its message needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    /// The JSON Pointer of the node the finding is about.
     pub pointer: String,
+    /// The values of the message placeholders the check fills, by placeholder name.
     pub params: Vec<(&'static str, String)>,
 }
 
 impl Finding {
+    /// A finding at `pointer` with no placeholder values yet.
     pub fn new(pointer: impl Into<String>) -> Finding {
         Finding {
             pointer: pointer.into(),
@@ -46,11 +55,13 @@ impl Finding {
         }
     }
 
+    /// The finding with `value` for the placeholder `name`.
     pub fn with(mut self, name: &'static str, value: impl Into<String>) -> Finding {
         self.params.push((name, value.into()));
         self
     }
 
+    /// The value given for the placeholder `name`, if any (the first, if given twice).
     pub fn param(&self, name: &str) -> Option<&str> {
         self.params
             .iter()
@@ -61,6 +72,7 @@ impl Finding {
 
 /// The outcome of compiling a schema from the document.
 pub enum Compiled {
+    /// The schema compiles; its validator.
     Valid(Arc<Validator>),
     /// The schema does not compile; the compiler's message.
     Invalid(String),
@@ -74,6 +86,7 @@ pub enum Compiled {
 pub struct LimitExceeded {
     /// The limit's name, as its command-line flag spells it (`max-schemas`).
     pub limit: &'static str,
+    /// The limit's value in this evaluation.
     pub value: u64,
     /// The node where it was exceeded.
     pub pointer: String,
@@ -120,6 +133,7 @@ pub struct MemoId {
 }
 
 impl MemoId {
+    /// The memo named by `text`, which says everything the memo's value depends on.
     pub fn new(text: String) -> MemoId {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -55,7 +55,9 @@ fn matches_pattern(id: &str, pattern: &str) -> bool {
 #[error("unknown protocol version `{version}`; known versions: {}", known.join(", "))]
 #[non_exhaustive]
 pub struct UnknownProtocolVersion {
+    /// The version as named.
     pub version: String,
+    /// Every protocol version the catalogue declares, in its order.
     pub known: Vec<String>,
 }
 
@@ -101,6 +103,7 @@ impl Selection {
             .collect()
     }
 
+    /// Whether the rule `id` runs: `select` is empty or names it, and `ignore` does not.
     pub fn includes(&self, id: &str) -> bool {
         (self.select.is_empty() || self.select.iter().any(|p| matches_pattern(id, p)))
             && !self.ignore.iter().any(|p| matches_pattern(id, p))

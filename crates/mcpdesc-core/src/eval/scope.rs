@@ -9,8 +9,11 @@ use crate::versions::{VersionList, VersionSet};
 /// How a catalogue says documents declare scopes (compiled form of `catalogue.scope`).
 #[derive(Debug, Clone)]
 pub struct ScopeConfig {
+    /// Where the document-wide version list is (`scope.root`).
     pub root: JsonPath,
+    /// The member by which a declaration narrows the scope (`scope.member`).
     pub member: String,
+    /// The nodes that may narrow the scope (`scope.declarations`).
     pub declarations: Vec<JsonPath>,
 }
 
@@ -51,6 +54,8 @@ fn parse_list(value: ValueRef<'_>, versions: &VersionList) -> Option<VersionSet>
 }
 
 impl ScopeMap {
+    /// The scopes of the document whose root is `root`, declared as `config` says; version names
+    /// the catalogue does not know are ignored.
     pub fn compute(root: ValueRef<'_>, config: &ScopeConfig, versions: &VersionList) -> ScopeMap {
         let declared = config
             .root

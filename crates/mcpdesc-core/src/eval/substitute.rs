@@ -58,10 +58,14 @@ fn nodes_within(value: ValueRef<'_>, budget: u64) -> u64 {
 /// The compiled `references` section of a catalogue.
 #[derive(Debug, Clone)]
 pub struct ReferenceConfig {
+    /// The only member of an object that is a reference (`references.member`).
     pub member: String,
+    /// The start of every reference followed (`references.prefix`): a URI fragment holding a
+    /// JSON Pointer.
     pub prefix: String,
     /// Use-site paths and the target prefixes each accepts.
     pub sites: Vec<(JsonPath, Vec<String>)>,
+    /// The longest chain of references followed from one site (`references.max-chain`).
     pub max_chain: usize,
 }
 

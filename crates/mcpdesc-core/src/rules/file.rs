@@ -45,7 +45,10 @@ pub struct RuleFile {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum CatalogueBlock {
+    /// A release that extends another: it names its base in `extends` and states only what changes.
     Extension(ReleaseDef),
+    /// A whole catalogue: the document model, protocol versions and rule pages of a release that
+    /// extends none.
     Whole(Box<CatalogueDef>),
 }
 
@@ -107,46 +110,66 @@ pub struct AmendDef {
     pub id: String,
     /// What changed and why, for the rule page and `diff`.
     pub reason: String,
+    /// The rule's new `title`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The rule's new `description`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The rule's new `requirement`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requirement: Option<String>,
+    /// The rule's new `surface`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface: Option<RuleSurface>,
+    /// The rule's new `path`, the member it is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The rule's new `kind`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<RuleKind>,
+    /// The rule's new `level`; a severity that only restated the old level's default follows
+    /// the new level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<Level>,
+    /// The rule's new `severity`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
+    /// The rule's new `status`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
+    /// The rule's new `enforcement`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enforcement: Option<Enforcement>,
     /// Entries that override the rule's applicability for the versions they name (a whole
     /// table when it is a single value).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub applicability: Option<ApplicabilityDef>,
+    /// The rule's new `covers` list, replacing the old one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covers: Option<Vec<String>>,
+    /// The rule's new `required-by`, replacing the old one whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required_by: Option<RequiredBy>,
+    /// The rule's new `based-on`, replacing the old one whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub based_on: Option<BasedOn>,
+    /// The rule's new `notes`, replacing the old ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<Vec<String>>,
+    /// The rule's new `reference-codes`, replacing the old ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference_codes: Option<Vec<String>>,
+    /// The rule's new `examples`, replacing the old ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub examples: Option<Examples>,
+    /// The rule's new `message` template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The rule's new `help`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// The rule's new `fix`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fix: Option<FixDef>,
 }
@@ -167,6 +190,7 @@ pub struct ReplaceDef {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RetireDef {
+    /// The id of the rule of the base that the release retires.
     pub id: String,
     /// Why the rule is gone, for the rule page and `diff`.
     pub reason: String,
@@ -177,6 +201,7 @@ pub struct RetireDef {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ApplicabilityChange {
+    /// The id of the rule of the base whose applicability changes.
     pub id: String,
     /// Whether the rule applies, in any form a rule's `applicability` takes.
     pub applicability: ApplicabilityDef,
@@ -226,13 +251,18 @@ pub struct WireSelector {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum MessageKind {
+    /// A request: a message with a `method` and an `id`.
     Request,
+    /// A notification: a message with a `method` and no `id`.
     Notification,
+    /// A successful response: the `result` of a request.
     Result,
+    /// An error response: the `error` answering a request.
     Error,
 }
 
 impl MessageKind {
+    /// Its name, as selectors and the traffic model write it.
     pub fn as_str(self) -> &'static str {
         match self {
             MessageKind::Request => "request",
@@ -256,6 +286,7 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// Its name, as selectors and the traffic model write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Direction::ClientToServer => "c2s",
@@ -269,11 +300,14 @@ impl Direction {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum OneOrMany {
+    /// A single string.
     One(String),
+    /// A list of strings.
     Many(Vec<String>),
 }
 
 impl OneOrMany {
+    /// The strings, whichever form was written.
     pub fn items(&self) -> Vec<&str> {
         match self {
             OneOrMany::One(s) => vec![s.as_str()],
@@ -446,6 +480,7 @@ pub struct LiveCallDef {
     pub collection: String,
     /// The entry member that holds its named examples.
     pub examples: String,
+    /// The method of the request made for each example (`tools/call`).
     pub method: String,
     /// The request's parameters: `{key}` is the entry's key, `@member` a member of the
     /// example (the parameter is left out when the example has none).
@@ -454,20 +489,26 @@ pub struct LiveCallDef {
     pub result: String,
 }
 
+/// The names of the members of handshake and discovery messages.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LiveMembersDef {
     /// The protocol version a client asks for and a server agrees to.
     pub version: String,
+    /// The member holding a party's capabilities (`capabilities`).
     pub capabilities: String,
+    /// The member holding the client's name and version (`clientInfo`).
     pub client_info: String,
+    /// The member holding the server's name and version (`serverInfo`).
     pub server_info: String,
+    /// The member of the handshake result holding the server's instructions (`instructions`).
     pub instructions: String,
     /// The versions a discovery result lists.
     pub supported: String,
 }
 
+/// The handshake that opens a session in the protocol versions before the per-request model.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -479,6 +520,8 @@ pub struct LiveHandshakeDef {
     pub initialized: String,
 }
 
+/// The per-request model of the later protocol versions: no handshake; every request carries
+/// its protocol version and the client's capabilities and information in its `_meta`.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -487,18 +530,22 @@ pub struct LiveStatelessDef {
     pub since: String,
     /// The request that reports the supported versions and the capabilities.
     pub discover: String,
-    /// `_meta` keys every request carries: its protocol version, the client's capabilities
-    /// and information; and the key under which a result names the server.
+    /// The `_meta` key under which every request carries its protocol version.
     pub meta_version: String,
+    /// The `_meta` key under which a request carries the client's capabilities.
     pub meta_capabilities: String,
+    /// The `_meta` key under which a request carries the client's name and version.
     pub meta_client_info: String,
+    /// The `_meta` key under which a discovery result names the server.
     pub meta_server_info: String,
-    /// The error code of a request in a version the server does not serve, and the JSON
-    /// Pointer, in the error, of the versions it does.
+    /// The error code of a request in a version the server does not serve.
     pub unsupported_code: i64,
+    /// JSON Pointer, in that error, of the versions the server does serve.
     pub unsupported_versions: String,
 }
 
+/// A paginated list a server offers (its tools, prompts, ...), lined up with a collection of
+/// the description.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -507,6 +554,7 @@ pub struct LiveListDef {
     pub collection: String,
     /// What one entry is called in messages ("tool").
     pub label: String,
+    /// The method that lists the entries (`tools/list`).
     pub method: String,
     /// The result member that holds the page's entries.
     pub result: String,
@@ -522,11 +570,15 @@ pub struct LiveListDef {
     pub schemas: Vec<String>,
 }
 
+/// How a list is paged through.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct LiveCursorDef {
+    /// The request parameter that asks for the page after a cursor (`cursor`).
     pub param: String,
+    /// The result member holding the cursor of the next page (`nextCursor`), absent on the
+    /// last page.
     pub next: String,
 }
 
@@ -606,12 +658,18 @@ pub struct RuleDef {
     pub surface: RuleSurface,
     /// The member the rule is about, relative to the surface, for display.
     pub path: String,
+    /// What kind of constraint the rule is, by what judging it takes: `structural`,
+    /// `mcp-semantic`, `mcpdesc-semantic` or `serialization`.
     pub kind: RuleKind,
+    /// How strong the requirement is: `must`, `should` or `may`; it gives the default severity.
     pub level: Level,
     /// Severity of findings; defaults from `level` (must → error, should → warning, may → info).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
+    /// Where the rule is in its life cycle: `internal`, `preview`, `stable` or `deprecated`.
     pub status: Status,
+    /// Whether findings count at their severity (`internal`) or never worse than a warning
+    /// (`advisory`).
     pub enforcement: Enforcement,
     /// Whether the rule applies in each protocol version: one value for every version, or a
     /// table (see [`ApplicabilityDef`]).
@@ -619,7 +677,9 @@ pub struct RuleDef {
     /// Requirement rows of the specification's requirement inventory this rule implements.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub covers: Vec<String>,
+    /// The specification text that requires the rule.
     pub required_by: RequiredBy,
+    /// The evidence the rule rests on.
     pub based_on: BasedOn,
     /// Further remarks shown on the rule page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -627,6 +687,7 @@ pub struct RuleDef {
     /// Diagnostic codes of the reference validator for the same check.
     #[serde(default)]
     pub reference_codes: Vec<String>,
+    /// Fixture nodes the rule must report and nodes it must not; the test suite runs them all.
     pub examples: Examples,
     /// JSONPaths of the nodes the rule inspects in MCP Description documents.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -707,9 +768,11 @@ impl std::fmt::Display for RuleSurface {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct FixDef {
+    /// The edit offered.
     pub kind: FixKind,
 }
 
+/// The edits a rule may offer for its findings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
@@ -768,6 +831,7 @@ impl Owner {
         Owner("mcpdesc".to_owned())
     }
 
+    /// The owner's name.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -805,19 +869,23 @@ pub enum OwnerDecl {
     /// The name and the page URL template of its rules (`{release}`, `{owner}`, `{id}`,
     /// `{name}`).
     WithPages {
+        /// The owner's name.
         name: Owner,
+        /// Page URL template of the owner's rules.
         #[serde(rename = "docs-url")]
         docs_url: String,
     },
 }
 
 impl OwnerDecl {
+    /// The owner declared.
     pub fn owner(&self) -> &Owner {
         match self {
             OwnerDecl::Name(o) | OwnerDecl::WithPages { name: o, .. } => o,
         }
     }
 
+    /// Page URL template of the owner's rules, when the declaration gives one.
     pub fn docs_url(&self) -> Option<&str> {
         match self {
             OwnerDecl::Name(_) => None,
@@ -850,6 +918,7 @@ impl<'de> Deserialize<'de> for OwnerDecl {
     }
 }
 
+/// What kind of constraint a rule is, by what judging it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
@@ -865,6 +934,7 @@ pub enum RuleKind {
 }
 
 impl RuleKind {
+    /// Its name, as rule files and output formats write it.
     pub fn as_str(self) -> &'static str {
         match self {
             RuleKind::Structural => "structural",
@@ -875,12 +945,16 @@ impl RuleKind {
     }
 }
 
+/// How strong a rule's requirement is; the level gives its findings' default severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Level {
+    /// A requirement: findings are errors unless the rule states a severity.
     Must,
+    /// A recommendation: findings are warnings unless the rule states a severity.
     Should,
+    /// An option: findings are informational unless the rule states a severity.
     May,
 }
 
@@ -894,6 +968,7 @@ impl Level {
         }
     }
 
+    /// Its name, as rule files and output formats write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Must => "must",
@@ -927,6 +1002,7 @@ impl Severity {
     }
 }
 
+/// Where a rule is in its life cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
@@ -935,12 +1011,14 @@ pub enum Status {
     Internal,
     /// Published, may still change.
     Preview,
+    /// Published and no longer expected to change.
     Stable,
     /// Still evaluated; scheduled for removal.
     Deprecated,
 }
 
 impl Status {
+    /// Its name, as rule files and output formats write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Internal => "internal",
@@ -951,6 +1029,7 @@ impl Status {
     }
 }
 
+/// How a rule's findings count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
@@ -962,6 +1041,7 @@ pub enum Enforcement {
 }
 
 impl Enforcement {
+    /// Its name, as rule files and output formats write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Enforcement::Internal => "internal",
@@ -984,6 +1064,8 @@ pub enum Applicability {
 }
 
 impl Applicability {
+    /// The value a rule file writes as `text`; `None` for anything but `applies`, `warns` or
+    /// `not-applicable`.
     pub fn parse(text: &str) -> Option<Applicability> {
         match text {
             "applies" => Some(Applicability::Applies),
@@ -993,6 +1075,7 @@ impl Applicability {
         }
     }
 
+    /// Its name, as rule files and output formats write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Applicability::Applies => "applies",
@@ -1096,6 +1179,7 @@ pub struct RequiredBy {
     pub requirements: Vec<RequirementRef>,
 }
 
+/// A named requirement of the specification that the rule implements.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -1104,6 +1188,7 @@ pub struct RequirementRef {
     pub section: String,
     /// Anchor of the requirement in that section.
     pub anchor: String,
+    /// Link to the requirement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
 }
@@ -1119,25 +1204,32 @@ pub struct BasedOn {
     pub label: String,
     /// The specific evidence.
     pub detail: String,
+    /// The documents the evidence is found in.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<Source>,
 }
 
+/// A document a rule's evidence is found in.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Source {
+    /// What the document is, for display.
     pub text: String,
+    /// Link to the document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
 }
 
+/// A rule's examples: nodes of fixture documents that the test suite evaluates the rule on.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Examples {
+    /// Nodes at and below which the rule must report nothing.
     #[serde(default)]
     pub valid: Vec<Example>,
+    /// Nodes at or below which the rule must report a finding.
     #[serde(default)]
     pub invalid: Vec<Example>,
 }
@@ -1149,6 +1241,7 @@ pub struct Examples {
 pub struct Example {
     /// Fixture path relative to the catalogue's fixture directory.
     pub fixture: String,
+    /// JSON Pointer of the node the example is about (into the traffic model, for a capture).
     pub pointer: String,
 }
 
@@ -1172,12 +1265,16 @@ pub struct ConditionDef {
     /// Value assumed when `path` selects nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Value>,
+    /// Holds when some value at `path` equals this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub equals: Option<Value>,
+    /// Holds when some value at `path` equals one of these (`in`).
     #[serde(default, rename = "in", skip_serializing_if = "Option::is_none")]
     pub one_of: Option<Vec<Value>>,
+    /// With `true`, holds when `path` selects something; with `false`, when it selects nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exists: Option<bool>,
+    /// Holds when some value at `path` has this JSON type, or one of these (`type`).
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_is: Option<TypeSpec>,
     /// Regular expression the string value matches.
@@ -1209,11 +1306,14 @@ pub struct VersionCondDef {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum TypeSpec {
+    /// A single type.
     One(JsonType),
+    /// A list of types, any of which will do.
     Many(Vec<JsonType>),
 }
 
 impl TypeSpec {
+    /// The types, whichever form was written.
     pub fn types(&self) -> Vec<JsonType> {
         match self {
             TypeSpec::One(t) => vec![*t],
@@ -1222,20 +1322,29 @@ impl TypeSpec {
     }
 }
 
+/// A JSON type, as conditions and checks name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum JsonType {
+    /// An object.
     Object,
+    /// An array.
     Array,
+    /// A string.
     String,
+    /// Any number.
     Number,
+    /// A number without a fractional part (`1.0` included).
     Integer,
+    /// `true` or `false`.
     Boolean,
+    /// `null`.
     Null,
 }
 
 impl JsonType {
+    /// Its name, as rule files write it.
     pub fn as_str(self) -> &'static str {
         match self {
             JsonType::Object => "object",
@@ -1248,6 +1357,8 @@ impl JsonType {
         }
     }
 
+    /// Whether `value` is of this type; every number without a fractional part is an `integer`
+    /// as well as a `number`.
     pub fn matches(self, value: ValueRef<'_>) -> bool {
         match self {
             JsonType::Object => value.is_object(),

@@ -63,6 +63,7 @@ pub struct HouseRuleDef {
     /// Default: free text `house rule`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface: Option<RuleSurface>,
+    /// Only nodes for which this condition holds are inspected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<ConditionDef>,
     /// The checks, each `{check: <function>, ...options}`.
@@ -72,6 +73,7 @@ pub struct HouseRuleDef {
     /// Default: `should` (findings are warnings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<Level>,
+    /// The severity of its findings, overriding the one its level gives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
     /// Default: every protocol version of the judging release.
@@ -83,6 +85,7 @@ pub struct HouseRuleDef {
     /// Default: the message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Advice on fixing a finding, for reports and the rule's page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
     /// Default: `stable`.
@@ -160,8 +163,10 @@ pub struct RescopeDef {
     /// Only nodes for which this holds are inspected (replacing the rule's own condition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<ConditionDef>,
+    /// The rule's level instead of its own (`must`, `should`, `may`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<Level>,
+    /// The severity of its findings instead of the one the rule has.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
     /// Replaces the rule's applicability table.

@@ -79,6 +79,7 @@ pub enum PageSection {
 }
 
 impl PageSection {
+    /// Every section, in the order the page shows them.
     pub const ALL: [PageSection; 6] = [
         PageSection::Heading,
         PageSection::Release,

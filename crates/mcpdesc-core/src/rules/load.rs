@@ -25,7 +25,9 @@ pub struct RuleProblem {
     pub file: String,
     /// 1-based; 0 (with `column`) for a problem of the whole file or directory.
     pub line: u32,
+    /// 1-based; 0 (with `line`) for a problem of the whole file or directory.
     pub column: u32,
+    /// What is wrong, with the name probably meant when a name is misspelt.
     pub message: String,
 }
 
@@ -89,6 +91,7 @@ pub(super) fn in_parallel<'a, T: Sync, R: Send>(
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub struct RuleLoadError {
+    /// The problems, each at its file, line and column.
     pub problems: Vec<RuleProblem>,
 }
 

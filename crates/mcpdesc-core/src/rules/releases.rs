@@ -13,6 +13,7 @@ use super::{Catalogue, Rule, RuleSource};
 /// One entry of a catalogue's `spec-versions`: an exact version or a semver range.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SpecVersionReq {
+    /// An exact version: that version only (not a caret range, so `0.8.0` excludes `0.8.1`).
     Exact(semver::Version),
     /// A range such as `>=0.9.0-rc.1, <0.10.0`, with its text as written.
     Range(semver::VersionReq, String),
@@ -63,11 +64,13 @@ pub fn describe(reqs: &[SpecVersionReq]) -> String {
 /// What a catalogue knows of its own release.
 #[derive(Debug, Clone)]
 pub struct Release {
+    /// The release's own version (`release` in its `catalogue` block).
     pub version: semver::Version,
     /// The `mcpdesc` versions it judges.
     pub serves: Vec<SpecVersionReq>,
     /// The release it extends, if any.
     pub extends: Option<semver::Version>,
+    /// The `summary` of its `catalogue` block: what the release is, for its rule pages.
     pub summary: Option<String>,
     /// Every release it descends from, oldest first, itself last; with the directory and
     /// fixture directory of each.
@@ -80,6 +83,7 @@ pub struct Release {
 /// A release in a lineage.
 #[derive(Debug, Clone)]
 pub struct Ancestor {
+    /// The ancestor's release version.
     pub version: semver::Version,
     /// The directory its files were read from (`None` when embedded and never on disk).
     pub dir: Option<PathBuf>,
@@ -88,6 +92,7 @@ pub struct Ancestor {
 }
 
 impl Release {
+    /// Whether one of the release's `spec-versions` entries includes specification version `v`.
     pub fn serves(&self, v: &semver::Version) -> bool {
         self.serves.iter().any(|r| r.matches(v))
     }
@@ -118,8 +123,11 @@ impl RuleHistory {
 /// One change a release made to a rule of the release it extends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleChange {
+    /// The release that made the change.
     pub release: semver::Version,
+    /// Which of the release's keys made it: `replace`, `applicability` or `amend`.
     pub kind: ChangeKind,
+    /// The `reason` the change gives, as written.
     pub reason: String,
     /// Where the change is written.
     pub source: RuleSource,
@@ -127,6 +135,7 @@ pub struct RuleChange {
     pub fields: Vec<String>,
 }
 
+/// How a release changed a rule of its base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChangeKind {
     /// The whole rule was replaced.
@@ -138,6 +147,7 @@ pub enum ChangeKind {
 }
 
 impl ChangeKind {
+    /// The kind in words, as rule pages and reports show it.
     pub fn as_str(self) -> &'static str {
         match self {
             ChangeKind::Replaced => "replaced",
@@ -150,9 +160,13 @@ impl ChangeKind {
 /// A rule a release retired: the rule as it last was, and why.
 #[derive(Debug, Clone)]
 pub struct RetiredRule {
+    /// The rule as it last was, in the release's base.
     pub rule: Arc<Rule>,
+    /// The release that retired it.
     pub release: semver::Version,
+    /// The `reason` its `retire` entry gives, as written.
     pub reason: String,
+    /// Where the `retire` entry is written.
     pub source: RuleSource,
 }
 
@@ -168,7 +182,9 @@ pub struct CatalogueSet {
 #[error("no catalogue serves specification version `{requested}`; supported: {supported}")]
 #[non_exhaustive]
 pub struct UnservedVersion {
+    /// The specification version asked for, as given.
     pub requested: String,
+    /// Every version and range the loaded releases serve, for the message.
     pub supported: String,
 }
 

@@ -12,6 +12,7 @@ use crate::DocumentKind;
 /// The occurrences of one surface, as JSONPath texts per document kind.
 #[derive(Debug, Clone, Default)]
 pub struct Surface {
+    /// The surface's `summary`: what object kind it is, for rule pages and listings.
     pub summary: String,
     /// (document kind, JSONPath of the occurrence).
     pub occurrences: Vec<(DocumentKind, String)>,

@@ -2,7 +2,7 @@
 //! select messages by kind, method and direction and judge each in its protocol version.
 //!
 //! The document crate reads the framing (`Format::Capture`): `{"messages": [{"line", "dir",
-//! "msg"} | {"line", "framing", ...}]}`. `annotate` then adds to every entry what only the
+//! "msg"} | {"line", "framing", ...}]}`. [`annotate()`] then adds to every entry what only the
 //! sequence tells:
 //!
 //! | member | for | value |
@@ -42,6 +42,8 @@ pub enum DocumentKind {
 }
 
 impl DocumentKind {
+    /// The kind of a document read as `format`: a capture is traffic, every other format a
+    /// description.
     pub fn of(format: crate::document::Format) -> DocumentKind {
         match format {
             crate::document::Format::Capture => DocumentKind::Traffic,
@@ -49,6 +51,7 @@ impl DocumentKind {
         }
     }
 
+    /// The kind's name, as reports and rule listings write it (`description`, `traffic`).
     pub fn as_str(self) -> &'static str {
         match self {
             DocumentKind::Description => "description",
@@ -64,8 +67,11 @@ pub const SCOPE_MEMBER: &str = "protocolVersions";
 /// The compiled `traffic` section of the catalogue.
 #[derive(Debug, Clone, Default)]
 pub struct TrafficConfig {
+    /// Where a request or notification names its own protocol version (`message-version`).
     pub message_version: Option<MessagePath>,
+    /// The handshake that negotiates a version for the messages after it (`handshake`).
     pub handshake: Option<Handshake>,
+    /// How a request's own version is settled by the answer to it (`negotiation`).
     pub negotiation: Option<Negotiation>,
     /// The protocol versions the catalogue knows, oldest first.
     pub known: Vec<String>,
@@ -74,6 +80,7 @@ pub struct TrafficConfig {
 /// How a version is refused, and where the versions a server serves are listed.
 #[derive(Debug, Clone)]
 pub struct Negotiation {
+    /// The JSON-RPC error code of a refusal to serve the requested version.
     pub unsupported_code: i64,
     /// In the refusal: the versions served.
     pub unsupported_supported: MessagePath,
@@ -81,16 +88,21 @@ pub struct Negotiation {
     pub offers: Vec<(String, MessagePath)>,
 }
 
+/// The request that negotiates a protocol version, and where the version is asked and answered.
 #[derive(Debug, Clone)]
 pub struct Handshake {
+    /// The method of the handshake request (`initialize`).
     pub method: String,
+    /// Where the request names the version it asks for.
     pub requested: MessagePath,
+    /// Where the response names the version agreed.
     pub negotiated: MessagePath,
 }
 
 /// A relative path read from a message, with the message as the node and the root.
 #[derive(Debug, Clone)]
 pub struct MessagePath {
+    /// The path as compiled.
     pub path: RelPath,
     /// For a singular path that starts at the message (`@…` or `$…`), its reference tokens:
     /// the annotation reads such a path by following them, without evaluating the path.
@@ -98,6 +110,7 @@ pub struct MessagePath {
 }
 
 impl MessagePath {
+    /// Compiles a relative path as the catalogue's `traffic` section writes it.
     pub fn compile(text: &str) -> Result<MessagePath, crate::path::PathError> {
         let path = RelPath::compile(text)?;
         let tokens = text
