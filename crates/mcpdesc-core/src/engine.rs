@@ -118,7 +118,7 @@ pub enum FileError {
 /// let engine = Engine::builder()
 ///     .house_rules("acme-rules")      // on top of the embedded catalogue
 ///     .build()?;
-/// # Ok::<(), mcpdesc_core::rules::RuleLoadError>(())
+/// # Ok::<(), mcpdesc_core::RuleLoadError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct EngineBuilder {

@@ -18,7 +18,7 @@ use crate::eval::context::{EvalCtx, Finding};
 /// A check function written by an embedder.
 ///
 /// ```
-/// use mcpdesc_core::checks::{CheckNode, CustomCheck, Findings};
+/// use mcpdesc_core::{CheckNode, CustomCheck, Findings};
 ///
 /// #[derive(serde::Deserialize)]
 /// #[serde(deny_unknown_fields)]
@@ -153,14 +153,14 @@ struct Entry {
 /// The custom checks one loader may call, besides the built-in ones.
 ///
 /// ```
-/// # use mcpdesc_core::checks::{CheckNode, CustomCheck, Findings};
+/// # use mcpdesc_core::{CheckNode, CustomCheck, Findings};
 /// # struct NamePrefix;
 /// # impl CustomCheck for NamePrefix {
 /// #     const NAME: &'static str = "name-prefix";
 /// #     type Options = serde_json::Value;
 /// #     fn run(&self, _: &serde_json::Value, _: CheckNode<'_>, _: &mut Findings<'_>) {}
 /// # }
-/// let checks = mcpdesc_core::checks::CheckRegistry::new().register(NamePrefix);
+/// let checks = mcpdesc_core::CheckRegistry::new().register(NamePrefix);
 /// assert!(checks.names().any(|n| n == "name-prefix"));
 /// ```
 #[derive(Clone, Default)]
