@@ -129,6 +129,29 @@ struct Root {
     dir: Option<PathBuf>,
 }
 
+impl Root {
+    /// Files read from a directory or given directly, sorted by path.
+    fn owned(mut files: Vec<(String, String)>, dir: Option<PathBuf>) -> Root {
+        files.sort();
+        Root {
+            files: files
+                .into_iter()
+                .map(|(p, t)| (p, Text::Owned(t)))
+                .collect(),
+            snapshots: HashMap::new(),
+            dir,
+        }
+    }
+
+    /// The rule files of `dir`; what cannot be read goes to `problems`.
+    fn read(dir: &Path, problems: &mut Vec<RuleProblem>) -> Root {
+        let mut files = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        read_dir(dir, dir, &mut files, problems, &mut seen);
+        Root::owned(files, Some(dir.to_path_buf()))
+    }
+}
+
 impl RuleSet {
     /// The catalogue compiled into this library: every embedded release.
     pub fn embedded() -> RuleSet {
@@ -151,18 +174,7 @@ impl RuleSet {
         let mut roots = Vec::new();
         let mut problems = Vec::new();
         for dir in dirs {
-            let mut files = Vec::new();
-            let mut seen = std::collections::HashSet::new();
-            read_dir(dir, dir, &mut files, &mut problems, &mut seen);
-            files.sort();
-            roots.push(Root {
-                files: files
-                    .into_iter()
-                    .map(|(p, t)| (p, Text::Owned(t)))
-                    .collect(),
-                snapshots: HashMap::new(),
-                dir: Some(dir.clone()),
-            });
+            roots.push(Root::read(dir, &mut problems));
         }
         if !problems.is_empty() {
             return Err(RuleLoadError { problems });
@@ -176,17 +188,8 @@ impl RuleSet {
 
     /// Files given directly, as (relative path, contents).
     pub fn from_files(files: Vec<(String, String)>) -> RuleSet {
-        let mut files = files;
-        files.sort();
         RuleSet {
-            roots: vec![Root {
-                files: files
-                    .into_iter()
-                    .map(|(p, t)| (p, Text::Owned(t)))
-                    .collect(),
-                snapshots: HashMap::new(),
-                dir: None,
-            }],
+            roots: vec![Root::owned(files, None)],
             embedded_bases: true,
             ..RuleSet::default()
         }
@@ -198,18 +201,7 @@ impl RuleSet {
     pub fn with_house_rules(mut self, dirs: &[PathBuf]) -> Result<RuleSet, RuleLoadError> {
         let mut problems = Vec::new();
         for dir in dirs {
-            let mut files = Vec::new();
-            let mut seen = std::collections::HashSet::new();
-            read_dir(dir, dir, &mut files, &mut problems, &mut seen);
-            files.sort();
-            self.house.push(Root {
-                files: files
-                    .into_iter()
-                    .map(|(p, t)| (p, Text::Owned(t)))
-                    .collect(),
-                snapshots: HashMap::new(),
-                dir: Some(dir.clone()),
-            });
+            self.house.push(Root::read(dir, &mut problems));
         }
         if !problems.is_empty() {
             return Err(RuleLoadError { problems });
@@ -220,16 +212,7 @@ impl RuleSet {
     /// These rules with house-rule files given directly, as (relative path, contents): one
     /// set.
     pub fn with_house_rule_files(mut self, files: Vec<(String, String)>) -> RuleSet {
-        let mut files = files;
-        files.sort();
-        self.house.push(Root {
-            files: files
-                .into_iter()
-                .map(|(p, t)| (p, Text::Owned(t)))
-                .collect(),
-            snapshots: HashMap::new(),
-            dir: None,
-        });
+        self.house.push(Root::owned(files, None));
         self
     }
 
