@@ -3,7 +3,7 @@
 //! the traffic rules' findings on every message exchanged.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::exit::ExitCode;
 
 use anyhow::{bail, Context as _, Result};
 use mcpdesc_core::{Diagnostic, Document, Engine, Format, Report};

@@ -1,6 +1,6 @@
 //! What each subcommand does.
 
-use std::process::ExitCode;
+use crate::exit::ExitCode;
 
 use anyhow::Result;
 

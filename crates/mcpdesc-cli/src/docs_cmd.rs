@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::exit::ExitCode;
 
 use anyhow::Result;
 use mcpdesc_authoring::corpus::pages;

@@ -3,7 +3,7 @@
 //! written.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::exit::ExitCode;
 
 use anyhow::{bail, Context as _, Result};
 use mcpdesc_core::{Document, Format, Limits, Severity};

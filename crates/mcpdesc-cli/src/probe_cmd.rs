@@ -2,7 +2,7 @@
 //! version and prints what the server offers in each, as JSON.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::exit::ExitCode;
 
 use anyhow::{Context as _, Result};
 

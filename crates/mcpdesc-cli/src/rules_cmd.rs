@@ -1,6 +1,6 @@
 //! `mcpdesc rules list`, `mcpdesc rules show` / `mcpdesc explain`, and `mcpdesc completions`.
 
-use std::process::ExitCode;
+use crate::exit::ExitCode;
 
 use anyhow::{bail, Result};
 use mcpdesc_core::internal::rules::file::Applicability;

@@ -1,7 +1,7 @@
 //! `mcpdesc server`: its flags, handed to the language server.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::exit::ExitCode;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -42,5 +42,11 @@ pub(crate) fn run(args: ServerArgs) -> Result<ExitCode> {
         limits: args.limits.limits(),
         on_start: Some(crate::allocator::return_freed_memory_at_once),
     };
-    Ok(mcpdesc_lsp::run(options)?)
+    // The language server ends with 0 after a shutdown request, else with 1.
+    let code = mcpdesc_lsp::run(options)?;
+    Ok(if code == std::process::ExitCode::SUCCESS {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

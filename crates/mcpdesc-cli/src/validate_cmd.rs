@@ -4,7 +4,7 @@
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use crate::exit::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
