@@ -361,7 +361,13 @@ fn the_output_flags_of_validate_apply() {
 
     let (stats, _dir) = check_fake_with(&d, &["--statistics"]);
     assert_eq!(stats.code, Some(1), "{}", stats.output());
-    let first: Vec<&str> = stats.stdout.lines().next().unwrap().split_whitespace().collect();
+    let first: Vec<&str> = stats
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
     assert_eq!(first[..3], ["1", "error", "mcpdesc-live.entry-renamed"]);
 
     let out = tempfile::tempdir().unwrap();

@@ -62,6 +62,35 @@ Checked 4 files: 2 invalid, 3 errors, 2 warnings; 1 suppressed.
 }
 
 #[test]
+fn concise_can_be_the_format_of_the_configuration_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        project().join("servers/registry.json"),
+        dir.path().join("registry.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("mcpdesc.toml"),
+        "[validate]\nformat = \"concise\"\n",
+    )
+    .unwrap();
+    let run = mcpdesc_in(
+        dir.path(),
+        ["validate", "--color", "never", "registry.json"],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.output());
+    assert!(
+        run.stdout
+            .starts_with("registry.json:3:3: error mcpdesc.info.required-fields "),
+        "{}",
+        run.stdout
+    );
+    // The command line wins.
+    let run = mcpdesc_in(dir.path(), ["validate", "-f", "json", "registry.json"]);
+    assert!(run.stdout.starts_with('{'), "{}", run.stdout);
+}
+
+#[test]
 fn a_document_that_cannot_be_read_is_one_concise_line() {
     let run = validate(&["-f", "concise", "missing.json"]);
     assert_eq!(run.code, Some(2), "{}", run.output());
