@@ -49,6 +49,21 @@ pub(crate) enum Command {
     /// version it declares, validating every message exchanged too (exit codes as for
     /// `validate`; 2 also when the server cannot be started or never answers).
     #[cfg(feature = "live")]
+    #[command(
+        mut_arg("select", |a| a.help(
+            "Run only these rules (catalogue, traffic and `mcpdesc-live.*` alike): ids or \
+             prefixes; repeatable or comma-separated. A pattern that matches no rule is a \
+             usage error (exit 2)"
+        )),
+        mut_arg("ignore", |a| a.help(
+            "Skip these rules: ids or prefixes; repeatable or comma-separated. A pattern that \
+             matches no rule is a usage error (exit 2)"
+        )),
+        mut_arg("protocol_versions", |a| a.help(
+            "Check only this protocol version, which the description must declare \
+             (repeatable) [default: every version the description declares]"
+        ))
+    )]
     CheckServer(crate::check_cmd::CheckServerArgs),
     /// Run the language server over standard input and output, for editors.
     #[cfg(feature = "lsp")]

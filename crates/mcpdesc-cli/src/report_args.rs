@@ -54,7 +54,8 @@ pub(crate) struct ReportArgs {
     #[arg(long, value_name = "N", help_heading = "Profile and selection")]
     pub max_warnings: Option<usize>,
     /// Run only these rules: ids or prefixes (`mcp.elicitation.*`); repeatable or
-    /// comma-separated. A pattern that matches no rule is a usage error (exit 2).
+    /// comma-separated. Replaces `select` of the configuration file. A pattern that matches no
+    /// rule is a usage error (exit 2).
     #[arg(
         long,
         value_name = "RULE",
@@ -62,8 +63,8 @@ pub(crate) struct ReportArgs {
         help_heading = "Profile and selection"
     )]
     pub select: Vec<String>,
-    /// Skip these rules: ids or prefixes; repeatable or comma-separated. A pattern that
-    /// matches no rule is a usage error (exit 2).
+    /// Skip these rules: ids or prefixes; repeatable or comma-separated. Adds to `ignore` of
+    /// the configuration file. A pattern that matches no rule is a usage error (exit 2).
     #[arg(
         long,
         value_name = "RULE",

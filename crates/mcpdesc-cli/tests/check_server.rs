@@ -388,6 +388,33 @@ fn the_output_flags_of_validate_apply() {
     assert_eq!(ignored.stdout, "");
 }
 
+/// The flags shared with `validate` are described for `check-server`, which reads no
+/// configuration file.
+#[test]
+fn the_shared_flags_are_described_for_check_server() {
+    let help = mcpdesc(["check-server", "--help"]);
+    assert_eq!(help.code, Some(0));
+    for flag in [
+        "--output-file",
+        "--quiet",
+        "--statistics",
+        "--max-warnings",
+        "-f, --format",
+    ] {
+        assert!(help.stdout.contains(flag), "{flag}: {}", help.stdout);
+    }
+    assert!(
+        !help.stdout.contains("configuration file"),
+        "{}",
+        help.stdout
+    );
+    assert!(
+        help.stdout.contains("`mcpdesc-live.*` alike"),
+        "{}",
+        help.stdout
+    );
+}
+
 #[test]
 fn a_mistyped_pattern_stops_before_the_server_starts() {
     let c = mcpdesc([
