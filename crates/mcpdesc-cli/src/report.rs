@@ -83,6 +83,19 @@ pub(crate) fn deliver(
     )?;
 
     if results.iter().any(|r| r.io_error) {
+        // The report that names them is not shown: an input that could not be read ends
+        // the run with exit 2, and errors of that kind are said whatever the verbosity.
+        if d.verbosity == Verbosity::Silent {
+            for r in results.iter().filter(|r| r.io_error) {
+                if let Some(e) = &r.load_error {
+                    eprintln!(
+                        "{}: error: {}",
+                        render::safe::escape(&r.path),
+                        render::safe::escape(&e.message)
+                    );
+                }
+            }
+        }
         return Ok(ExitCode::from(2));
     }
     let failed = results

@@ -163,6 +163,15 @@ fn quiet_prints_only_the_findings_and_silent_nothing() {
         args.push("servers/weather.json");
         assert_eq!(validate(&args).code, Some(0), "{flags:?}");
     }
+    // An input that cannot be read ends the run with exit 2, and is said even then.
+    let run = validate(&["--silent", "servers/weather.json", "missing.json"]);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.starts_with("missing.json: error: cannot read missing.json"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// Two copies of the invalid registry document and the calendar: each registry rule found
