@@ -168,7 +168,8 @@ fn quiet_prints_only_the_findings_and_silent_nothing() {
     assert_eq!(run.code, Some(2));
     assert_eq!(run.stdout, "");
     assert!(
-        run.stderr.starts_with("missing.json: error: cannot read missing.json"),
+        run.stderr
+            .starts_with("missing.json: error: cannot read missing.json"),
         "{}",
         run.stderr
     );
