@@ -10,7 +10,10 @@ use mcpdesc_core::{Diagnostic, Document, Engine, Format, Report};
 use serde_json::Value;
 
 use crate::cli::RulesArgs;
-use crate::render::{self, DocUrls, FileResult, OutputFormat, RenderContext};
+use crate::render::{DocUrls, FileResult, OutputFormat, RenderContext};
+use crate::report::Delivery;
+use crate::report_args::ReportArgs;
+use crate::rule_patterns::{self, Origin};
 use mcpdesc_live::compare::{self, Description};
 use mcpdesc_live::{self as live, calls, Recorder};
 use mcpdesc_project::config::{self, ColorWhen, FailOn};
@@ -33,48 +36,8 @@ pub(crate) struct CheckServerArgs {
     #[arg(long)]
     pub call_examples: bool,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text, help_heading = "Output")]
-    pub format: OutputFormat,
-    /// Colour the text output: on a terminal unless NO_COLOR is set (auto), always, never.
-    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto, help_heading = "Output")]
-    pub color: ColorWhen,
-    /// Where the rule pages linked from each finding live (see `validate --docs-base-url`).
-    #[arg(long, value_name = "URL", help_heading = "Output")]
-    pub docs_base_url: Option<String>,
-
-    /// Use the strict profile: warnings are reported as errors.
-    #[arg(long, help_heading = "Profile and selection")]
-    pub strict: bool,
-    /// Lowest severity that makes the run fail (exit 1).
-    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Error, help_heading = "Profile and selection")]
-    pub fail_on: FailOn,
-    /// Run only these rules (catalogue, traffic and `mcpdesc-live.*` alike): ids or
-    /// prefixes; repeatable or comma-separated.
-    #[arg(
-        long,
-        value_name = "RULE",
-        value_delimiter = ',',
-        help_heading = "Profile and selection"
-    )]
-    pub select: Vec<String>,
-    /// Skip these rules: ids or prefixes; repeatable or comma-separated.
-    #[arg(
-        long,
-        value_name = "RULE",
-        value_delimiter = ',',
-        help_heading = "Profile and selection"
-    )]
-    pub ignore: Vec<String>,
-    /// Check only this protocol version, which the description must declare (repeatable)
-    /// [default: every version the description declares].
-    #[arg(
-        long = "protocol-version",
-        value_name = "VERSION",
-        help_heading = "Profile and selection"
-    )]
-    pub protocol_versions: Vec<String>,
-
+    #[command(flatten)]
+    pub report: ReportArgs,
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]
@@ -82,15 +45,34 @@ pub(crate) struct CheckServerArgs {
 }
 
 pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
+    let report = &args.report;
+    let delivery = Delivery {
+        format: report.format.unwrap_or(OutputFormat::Text),
+        color: report.color.unwrap_or(ColorWhen::Auto),
+        output_file: report.output_file.clone(),
+        verbosity: report.verbosity(),
+        statistics: report.statistics,
+        max_warnings: report.max_warnings,
+    };
+    delivery.check()?;
     let target = args.server.target()?;
     let engine = args.rules.engine()?.with_limits(args.limits.limits());
     let selection = mcpdesc_project::findings::selection(
         engine.catalogue(),
-        &args.select,
-        &args.ignore,
-        &args.protocol_versions,
+        &report.select,
+        &report.ignore,
+        &report.protocol_versions,
     )
     .map_err(anyhow::Error::msg)?;
+    let mut patterns = Origin::flag("select", &report.select);
+    patterns.extend(Origin::flag("ignore", &report.ignore));
+    let unmatched = rule_patterns::unmatched(&engine, &selection, &patterns);
+    if !unmatched.is_empty() {
+        for line in unmatched {
+            eprintln!("error: {line}");
+        }
+        return Ok(ExitCode::from(2));
+    }
     let engine = engine.with_selection(selection.clone());
     let limits = engine.limits().clone();
 
@@ -109,7 +91,7 @@ pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
         catalogue: engine.catalogue(),
         selection: &selection,
         config: None,
-        strict: args.strict,
+        strict: report.strict,
     };
     let abs = config::absolute(path);
 
@@ -124,7 +106,7 @@ pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
                     "the catalogue has no `live` section: it does not say how to talk to a server"
                 );
             };
-            let versions = versions(cat, &doc, &args.protocol_versions)?;
+            let versions = versions(cat, &doc, &report.protocol_versions)?;
             let timeouts = args.server.timeouts();
             let mut recorder = Recorder::default();
             let resolved = cat.resolve_references(doc.root(), &limits);
@@ -187,13 +169,16 @@ pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
         sort(&mut r.diagnostics);
     }
 
-    let out = render_all(&results, &engine, &args)?;
-    crate::output::emit(&out)?;
-    let fail_on = args.fail_on.severity();
-    let failed = results
-        .iter()
-        .any(|r| r.load_error.is_some() || r.diagnostics.iter().any(|d| d.severity >= fail_on));
-    Ok(ExitCode::from(u8::from(failed)))
+    let ctx = RenderContext {
+        catalogue: engine.catalogue(),
+        releases: engine.releases(),
+        docs: DocUrls::new(report.docs_base_url.as_deref()),
+        strict: report.strict,
+        fail_on: report.fail_on.unwrap_or(FailOn::Error).severity(),
+        color: false,
+        summary: true,
+    };
+    crate::report::deliver(&results, ctx, &delivery)
 }
 
 /// The server's reports in description terms: each version's entries and capabilities as
@@ -334,30 +319,4 @@ fn sort(diagnostics: &mut [Diagnostic]) {
         (a.line, a.column, &a.pointer, &a.rule, &a.message)
             .cmp(&(b.line, b.column, &b.pointer, &b.rule, &b.message))
     });
-}
-
-fn render_all(results: &[FileResult], engine: &Engine, args: &CheckServerArgs) -> Result<String> {
-    let color = args.format == OutputFormat::Text
-        && match args.color {
-            ColorWhen::Always => true,
-            ColorWhen::Never => false,
-            ColorWhen::Auto => {
-                anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
-            }
-        };
-    let ctx = RenderContext {
-        catalogue: engine.catalogue(),
-        releases: engine.releases(),
-        docs: DocUrls::new(args.docs_base_url.as_deref()),
-        strict: args.strict,
-        fail_on: args.fail_on.severity(),
-        color,
-    };
-    Ok(match args.format {
-        OutputFormat::Text => render::text(results, &ctx),
-        OutputFormat::Json => render::json(results, &ctx)?,
-        OutputFormat::Sarif => render::sarif(results, &ctx)?,
-        OutputFormat::Github => render::github(results, &ctx),
-        OutputFormat::Junit => render::junit(results, &ctx),
-    })
 }

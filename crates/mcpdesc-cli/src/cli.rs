@@ -33,6 +33,7 @@ pub(crate) enum Command {
     /// Report how a rule change affects a corpus of documents.
     Diff(crate::diff_cmd::DiffArgs),
     /// Show one rule: its metadata, applicability and examples (same as `rules show`).
+    #[command(mut_arg("spec_version", |a| a.help(SHOW_SPEC_VERSION)))]
     Explain(crate::rules_cmd::ShowArgs),
     /// Start an MCP server (or connect to one with `--url`), negotiate each protocol version
     /// and print what it offers in each as JSON (exit 0: no problem, 1: some report lists
@@ -48,6 +49,21 @@ pub(crate) enum Command {
     /// version it declares, validating every message exchanged too (exit codes as for
     /// `validate`; 2 also when the server cannot be started or never answers).
     #[cfg(feature = "live")]
+    #[command(
+        mut_arg("select", |a| a.help(
+            "Run only these rules (catalogue, traffic and `mcpdesc-live.*` alike): ids or \
+             prefixes; repeatable or comma-separated. A pattern that matches no rule is a \
+             usage error (exit 2)"
+        )),
+        mut_arg("ignore", |a| a.help(
+            "Skip these rules: ids or prefixes; repeatable or comma-separated. A pattern that \
+             matches no rule is a usage error (exit 2)"
+        )),
+        mut_arg("protocol_versions", |a| a.help(
+            "Check only this protocol version, which the description must declare \
+             (repeatable) [default: every version the description declares]"
+        ))
+    )]
     CheckServer(crate::check_cmd::CheckServerArgs),
     /// Run the language server over standard input and output, for editors.
     #[cfg(feature = "lsp")]
@@ -108,6 +124,8 @@ pub(crate) struct ValidateArgs {
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]
+    pub report: crate::report_args::ReportArgs,
+    #[command(flatten)]
     pub options: crate::validate_cmd::ValidateOptions,
     #[command(flatten)]
     pub limits: crate::limit_args::LimitArgs,
@@ -116,17 +134,32 @@ pub(crate) struct ValidateArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum RulesCommand {
     /// List the loaded rules, optionally filtered.
+    #[command(
+        mut_arg("spec_version", |a| a.help(
+            "List the rules of the release that serves this specification version \
+             [default: the newest release that is not a pre-release]"
+        )),
+        mut_arg("extend_rules", |a| a.help(
+            "Include the house rules in this directory, on top of the release; repeatable"
+        ))
+    )]
     List {
         #[command(flatten)]
         rules: RulesArgs,
-        #[arg(long, value_enum, default_value_t = Format::Text)]
+        /// Output format: a table fitted to the terminal, or every field as JSON.
+        #[arg(short = 'f', long, value_enum, default_value_t = Format::Text)]
         format: Format,
         #[command(flatten)]
         filter: crate::rules_cmd::RuleFilter,
     },
     /// Show one rule: its metadata, applicability and examples.
+    #[command(mut_arg("spec_version", |a| a.help(SHOW_SPEC_VERSION)))]
     Show(crate::rules_cmd::ShowArgs),
 }
+
+/// `--spec-version` of `rules show` and `explain`, which judge no document.
+const SHOW_SPEC_VERSION: &str = "Show the rule as the release that serves this specification \
+     version has it [default: the newest release that is not a pre-release]";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {

@@ -9,7 +9,6 @@ impl ExitCode {
     /// Exit status 0.
     pub(crate) const SUCCESS: ExitCode = ExitCode(0);
     /// Exit status 1.
-    #[cfg_attr(not(feature = "lsp"), allow(dead_code))]
     pub(crate) const FAILURE: ExitCode = ExitCode(1);
 }
 

@@ -24,7 +24,10 @@ mod output;
 #[cfg(feature = "live")]
 mod probe_cmd;
 mod render;
+mod report;
+mod report_args;
 mod reworded;
+mod rule_patterns;
 mod rules_cmd;
 #[cfg(feature = "lsp")]
 mod server_cmd;

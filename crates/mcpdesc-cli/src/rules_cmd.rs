@@ -1,5 +1,7 @@
 //! `mcpdesc rules list`, `mcpdesc rules show` / `mcpdesc explain`, and `mcpdesc completions`.
 
+use std::io::IsTerminal as _;
+
 use crate::exit::ExitCode;
 
 use anyhow::{bail, Result};
@@ -111,8 +113,32 @@ pub(crate) fn list(rules: &RulesArgs, filter: &RuleFilter, format: Format) -> Re
     let engine = engine(rules)?;
     let cat = engine.catalogue();
     let selected = filtered(cat, filter)?;
-    crate::output::emit(&render::rules::list(cat, &selected, format)?)?;
+    let width = match format {
+        Format::Text => table_width(),
+        Format::Json => None,
+    };
+    crate::output::emit(&render::rules::list(cat, &selected, format, width)?)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The width to fit the `rules list` table to: `COLUMNS` when set, else the terminal's when
+/// standard output is one (80 when it cannot be told). Output to a pipe or file is not cut,
+/// so that `grep` and scripts see every line whole.
+fn table_width() -> Option<usize> {
+    let columns = std::env::var("COLUMNS").ok();
+    if let Some(n) = columns
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return Some(n);
+    }
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    Some(
+        terminal_size::terminal_size_of(std::io::stdout())
+            .map_or(80, |(terminal_size::Width(w), _)| usize::from(w)),
+    )
 }
 
 pub(crate) fn show(args: &ShowArgs) -> Result<ExitCode> {
@@ -137,22 +163,44 @@ pub(crate) fn show(args: &ShowArgs) -> Result<ExitCode> {
         ))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let needle = args.id.to_lowercase();
-    let tail = needle.rsplit('.').next().unwrap_or(&needle).to_owned();
-    let close: Vec<&str> = cat
+    let ids: Vec<&str> = cat
         .rules
         .iter()
         .map(|r| r.id())
-        .filter(|id| id.to_lowercase().contains(&tail))
-        .take(5)
+        .chain(cli_rules().map(|r| r.id))
         .collect();
-    if close.is_empty() {
-        bail!(
-            "no rule `{}`; `mcpdesc rules list` shows every rule",
-            args.id
-        );
+    let close = similar_ids(&args.id, &ids);
+    let id = render::safe::escape(&args.id);
+    match close.as_slice() {
+        [] => bail!("no rule `{id}`; `mcpdesc rules list` shows every rule"),
+        [one] => bail!("no rule `{id}`; did you mean `{one}`?"),
+        many => {
+            let many: Vec<String> = many.iter().map(|id| format!("`{id}`")).collect();
+            bail!("no rule `{id}`; did you mean one of: {}?", many.join(", "))
+        }
     }
-    bail!("no rule `{}`; did you mean: {}", args.id, close.join(", "));
+}
+
+/// Up to five ids close to `wrong`: those a few edits away, nearest first, then those that
+/// contain its last segment or start with it (`mcp.elicitation.protocol` for
+/// `mcp.elicitation.protocol-version`).
+fn similar_ids<'a>(wrong: &str, ids: &[&'a str]) -> Vec<&'a str> {
+    let needle = wrong.to_lowercase();
+    let tail = needle.rsplit('.').next().unwrap_or(&needle).to_owned();
+    let mut close = crate::rule_patterns::ranked(wrong, ids.iter().copied());
+    let starts = ids
+        .iter()
+        .filter(|id| id.to_lowercase().starts_with(&needle));
+    let contains = ids
+        .iter()
+        .filter(|id| tail.len() >= 3 && id.to_lowercase().contains(&tail));
+    for id in starts.chain(contains) {
+        if !close.contains(id) {
+            close.push(id);
+        }
+    }
+    close.truncate(5);
+    close
 }
 
 pub(crate) fn completions(args: &CompletionsArgs) -> Result<ExitCode> {
@@ -163,4 +211,27 @@ pub(crate) fn completions(args: &CompletionsArgs) -> Result<ExitCode> {
     clap_complete::generate(args.shell, &mut cmd, "mcpdesc", &mut script);
     crate::output::emit(&String::from_utf8_lossy(&script))?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::similar_ids;
+
+    #[test]
+    fn a_typo_suggests_the_id_first() {
+        let ids = [
+            "mcpdesc.tool.name-unique",
+            "mcpdesc.tool.required",
+            "mcp.elicitation.protocol-version",
+        ];
+        assert_eq!(
+            similar_ids("mcpdesc.tool.requird", &ids),
+            ["mcpdesc.tool.required"]
+        );
+        assert_eq!(
+            similar_ids("mcp.elicitation.protocol", &ids),
+            ["mcp.elicitation.protocol-version"]
+        );
+        assert!(similar_ids("nosuch.thing", &ids).is_empty());
+    }
 }

@@ -12,6 +12,9 @@ use mcpdesc_core::internal::examples::{ExampleOutcome, Expectation};
 use mcpdesc_core::Engine;
 use serde_json::{json, Value};
 
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::render::junit as xml;
 use crate::render::safe::{escape, escape_multiline, to_json_pretty};
 
 #[derive(Debug, clap::Args)]
@@ -28,8 +31,19 @@ pub(crate) struct TestArgs {
     /// missing ones).
     #[arg(long)]
     pub bless: bool,
-    #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+    /// Output format.
+    #[arg(short = 'f', long, value_enum, default_value_t = TestFormat::Text)]
     pub format: TestFormat,
+    /// Write the report to FILE instead of standard output; the exit code is unchanged.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// Print only the failures (no notes, no `N passed, N failed` line); twice (`-qq`)
+    /// prints nothing, as `--silent`.
+    #[arg(short = 'q', long, action = clap::ArgAction::Count)]
+    pub quiet: u8,
+    /// Print nothing; only the exit code (and errors that end the run) tell the result.
+    #[arg(long)]
+    pub silent: bool,
     /// Only fixtures whose expected or actual diagnostics involve this rule, plus the rule's
     /// examples.
     #[arg(long, value_name = "ID")]
@@ -91,16 +105,18 @@ pub(crate) fn run(args: TestArgs) -> Result<ExitCode> {
         examples: args.examples,
     };
     let result = runner::run(&engine, &corpus, &opts)?;
-    match args.format {
-        TestFormat::Text => crate::output::emit(&text(&result))?,
-        TestFormat::Junit => {
-            crate::output::emit(&junit(&result))?;
-            eprintln!("{}", result.summary());
-        }
-        TestFormat::Json => {
-            crate::output::emit(&(to_json_pretty(&to_json(&result))? + "\n"))?;
-            eprintln!("{}", result.summary());
-        }
+    let silent = args.silent || args.quiet >= 2;
+    let quiet = silent || args.quiet == 1;
+    let report = match args.format {
+        TestFormat::Text => text(&result, quiet),
+        TestFormat::Junit => junit(&result)?,
+        TestFormat::Json => to_json_pretty(&to_json(&result))? + "\n",
+    };
+    crate::output::report(&report, args.output_file.as_deref(), silent)?;
+    // The machine formats have no summary line of their own; a report file leaves standard
+    // output free for it.
+    if !quiet && (args.format != TestFormat::Text || args.output_file.is_some()) {
+        eprintln!("{}", result.summary());
     }
     Ok(if result.failed() > 0 {
         ExitCode::from(1)
@@ -127,10 +143,11 @@ fn corpus_of(engine: &Engine) -> Vec<PathBuf> {
 
 /// Failures in detail, notes, then the `N passed, N failed` line. Paths, rule text and
 /// diagnostics are shown through [`escape`].
-pub(crate) fn text(run: &TestRun) -> String {
+/// `quiet` leaves only the failures.
+pub(crate) fn text(run: &TestRun, quiet: bool) -> String {
     let mut out = String::new();
     for f in &run.fixtures {
-        if f.blessed {
+        if f.blessed && !quiet {
             let what = match f.state {
                 SidecarState::Missing => "created",
                 _ => "updated",
@@ -169,6 +186,9 @@ pub(crate) fn text(run: &TestRun) -> String {
             );
         }
         let _ = writeln!(out);
+    }
+    if quiet {
+        return out;
     }
     let unguarded = run
         .fixtures
@@ -282,7 +302,7 @@ fn fixture_details(f: &FixtureOutcome) -> String {
 }
 
 /// JUnit XML: one test suite each for fixtures, examples and registry checks.
-pub(crate) fn junit(run: &TestRun) -> String {
+pub(crate) fn junit(run: &TestRun) -> Result<String> {
     struct Case {
         name: String,
         failure: Option<(String, String)>,
@@ -333,44 +353,31 @@ pub(crate) fn junit(run: &TestRun) -> String {
             }),
         })
         .collect();
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        out,
-        "<testsuites name=\"mcpdesc test\" tests=\"{}\" failures=\"{}\">",
-        run.passed() + run.failed(),
-        run.failed()
-    );
-    for (suite, cases) in [
+    let mut report = Report::new("mcpdesc test");
+    for (name, cases) in [
         ("fixtures", fixtures),
         ("examples", examples),
         ("registry", registry),
     ] {
-        let failures = cases.iter().filter(|c| c.failure.is_some()).count();
-        let _ = writeln!(
-            out,
-            "  <testsuite name=\"{suite}\" tests=\"{}\" failures=\"{failures}\">",
-            cases.len()
-        );
+        let mut suite = TestSuite::new(name);
         for c in cases {
-            let name = crate::render::junit::esc(&c.name);
-            match c.failure {
-                None => {
-                    let _ = writeln!(out, "    <testcase classname=\"{suite}\" name=\"{name}\"/>");
-                }
+            let status = match c.failure {
+                None => TestCaseStatus::success(),
                 Some((message, body)) => {
-                    let _ = writeln!(
-                        out,
-                        "    <testcase classname=\"{suite}\" name=\"{name}\">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
-                        crate::render::junit::esc(&message),
-                        crate::render::junit::esc(&body)
-                    );
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    status
+                        .set_message(xml::line(&message))
+                        .set_description(xml::text(&body));
+                    status
                 }
-            }
+            };
+            let mut case = TestCase::new(xml::text(&c.name), status);
+            case.set_classname(name);
+            suite.add_test_case(case);
         }
-        let _ = writeln!(out, "  </testsuite>");
+        report.add_test_suite(suite);
     }
-    let _ = writeln!(out, "</testsuites>");
-    out
+    xml::to_xml(&report)
 }
 
 /// The JSON report: counts, then every fixture, example and registry check.

@@ -18,66 +18,20 @@ use crate::baseline::{self, Baseline};
 use crate::cli::ValidateArgs;
 use crate::inputs::{self, Input, Source};
 use crate::render::{self, DocUrls, FileResult, OutputFormat, RenderContext};
+use crate::report::Delivery;
+use crate::rule_patterns::{self, Origin};
 use mcpdesc_project::config::{self, ColorWhen, Config, Discovery, FailOn};
 use mcpdesc_project::findings::Policy;
 use mcpdesc_project::suppress;
 
-/// Output, profile, selection, suppression and baseline flags of `validate`. Each can also
-/// be set under `[validate]` in `mcpdesc.toml`; the command line wins.
+/// Input, progress and baseline flags of `validate` (its output, profile and selection flags
+/// are the [`ReportArgs`](crate::report_args::ReportArgs) it shares with `check-server`). Each
+/// can also be set under `[validate]` in `mcpdesc.toml`; the command line wins.
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct ValidateOptions {
-    /// Output format [default: text].
-    #[arg(long, value_enum, help_heading = "Output")]
-    pub format: Option<OutputFormat>,
-    /// Colour the text output: on a terminal unless NO_COLOR is set (auto), always, never
-    /// [default: auto].
-    #[arg(long, value_enum, value_name = "WHEN", help_heading = "Output")]
-    pub color: Option<ColorWhen>,
-    /// Where the rule pages linked from each finding live: a template with `{id}` (and
-    /// optionally `{release}`, `{owner}`), or a base URL under which `{release}/{owner}/{id}.md`
-    /// is appended [default: the catalogue's `docs-url`, the pages in this repository].
-    #[arg(long, value_name = "URL", help_heading = "Output")]
-    pub docs_base_url: Option<String>,
     /// Never show a progress bar.
     #[arg(long, help_heading = "Output")]
     pub no_progress: bool,
-
-    /// Use the strict profile: warnings are reported as errors (and the report says so).
-    #[arg(long, help_heading = "Profile and selection")]
-    pub strict: bool,
-    /// Lowest severity that makes the run fail (exit 1) [default: error].
-    #[arg(
-        long,
-        value_enum,
-        value_name = "LEVEL",
-        help_heading = "Profile and selection"
-    )]
-    pub fail_on: Option<FailOn>,
-    /// Run only these rules: ids or prefixes (`mcp.elicitation.*`); repeatable or
-    /// comma-separated. Replaces `select` of the configuration file.
-    #[arg(
-        long,
-        value_name = "RULE",
-        value_delimiter = ',',
-        help_heading = "Profile and selection"
-    )]
-    pub select: Vec<String>,
-    /// Skip these rules: ids or prefixes; repeatable or comma-separated. Adds to `ignore` of
-    /// the configuration file.
-    #[arg(
-        long,
-        value_name = "RULE",
-        value_delimiter = ',',
-        help_heading = "Profile and selection"
-    )]
-    pub ignore: Vec<String>,
-    /// Check only for this MCP protocol version (repeatable).
-    #[arg(
-        long = "protocol-version",
-        value_name = "VERSION",
-        help_heading = "Profile and selection"
-    )]
-    pub protocol_versions: Vec<String>,
 
     /// What the inputs are: MCP Description documents, traffic captures (NDJSON, a JSON
     /// array of messages or one message), or, with `auto`, by extension (`.ndjson`, `.jsonl`
@@ -111,12 +65,13 @@ pub(crate) use mcpdesc_project::config::InputKind;
 
 /// The flags after merging the configuration file's defaults.
 struct Settings {
-    format: OutputFormat,
-    color: ColorWhen,
+    delivery: Delivery,
     strict: bool,
     fail_on: Severity,
     select: Vec<String>,
     ignore: Vec<String>,
+    /// Where each `select` and `ignore` pattern came from.
+    patterns: Vec<Origin>,
     versions: Vec<String>,
     docs_base_url: Option<String>,
     rules: Vec<PathBuf>,
@@ -127,22 +82,35 @@ struct Settings {
     allow_empty_input: bool,
 }
 
-fn settings(args: &ValidateArgs, config: Option<&Config>) -> Settings {
-    let o = &args.options;
+/// `config_file` names the configuration file in messages about its patterns.
+fn settings(args: &ValidateArgs, config: Option<&Config>, config_file: &str) -> Settings {
+    let o = &args.report;
     let d = config.map(|c| c.defaults.clone()).unwrap_or_default();
+    let (select, mut patterns) = if o.select.is_empty() {
+        let select = d.select.unwrap_or_default();
+        let origins = Origin::config("select", &select, config_file);
+        (select, origins)
+    } else {
+        (o.select.clone(), Origin::flag("select", &o.select))
+    };
     let mut ignore = d.ignore.unwrap_or_default();
+    patterns.extend(Origin::config("ignore", &ignore, config_file));
+    patterns.extend(Origin::flag("ignore", &o.ignore));
     ignore.extend(o.ignore.iter().cloned());
     Settings {
-        format: o.format.or(d.format).unwrap_or(OutputFormat::Text),
-        color: o.color.or(d.color).unwrap_or(ColorWhen::Auto),
+        delivery: Delivery {
+            format: o.format.or(d.format).unwrap_or(OutputFormat::Text),
+            color: o.color.or(d.color).unwrap_or(ColorWhen::Auto),
+            output_file: o.output_file.clone(),
+            verbosity: o.verbosity(),
+            statistics: o.statistics,
+            max_warnings: o.max_warnings,
+        },
         strict: o.strict || d.strict.unwrap_or(false),
         fail_on: o.fail_on.or(d.fail_on).unwrap_or(FailOn::Error).severity(),
-        select: if o.select.is_empty() {
-            d.select.unwrap_or_default()
-        } else {
-            o.select.clone()
-        },
+        select,
         ignore,
+        patterns,
         versions: if o.protocol_versions.is_empty() {
             d.protocol_versions.unwrap_or_default()
         } else {
@@ -160,9 +128,9 @@ fn settings(args: &ValidateArgs, config: Option<&Config>) -> Settings {
             args.rules.extend_rules.clone()
         },
         spec_version: args.rules.spec_version.clone().or(d.spec_version),
-        baseline: o.baseline.clone().or(d.baseline),
-        kind: o.kind.or(d.kind).unwrap_or(InputKind::Auto),
-        allow_empty_input: o.allow_empty_input || d.allow_empty_input.unwrap_or(false),
+        baseline: args.options.baseline.clone().or(d.baseline),
+        kind: args.options.kind.or(d.kind).unwrap_or(InputKind::Auto),
+        allow_empty_input: args.options.allow_empty_input || d.allow_empty_input.unwrap_or(false),
     }
 }
 
@@ -179,7 +147,15 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
         (None, true) => None,
         (None, false) => discovery.for_dir(&config::absolute(Path::new(".")))?,
     };
-    let s = settings(&args, cwd_config.as_deref());
+    let config_file = match &o.config {
+        Some(path) => path.display().to_string(),
+        None => cwd_config
+            .as_ref()
+            .map(|c| c.dir.join(config::FILE_NAME).display().to_string())
+            .unwrap_or_default(),
+    };
+    let s = settings(&args, cwd_config.as_deref(), &config_file);
+    s.delivery.check()?;
 
     let engine = crate::cli::engine_extended(&s.rules, &s.extend_rules, s.spec_version.as_deref())?
         .with_limits(args.limits.limits())
@@ -190,15 +166,12 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
             .map_err(anyhow::Error::msg)?;
     let engine = engine.with_selection(selection.clone());
     let cat = engine.catalogue();
-    // Rules the command line reports itself are selected by the same patterns.
-    let cli_ids: Vec<&str> = mcpdesc_project::suppress::cli_rules()
-        .map(|r| r.id)
-        .collect();
-    for pattern in selection.unmatched(cat, &cli_ids) {
-        eprintln!(
-            "warning: `{}` (select or ignore) matches no rule of the catalogue",
-            render::safe::escape(pattern)
-        );
+    let unmatched = rule_patterns::unmatched(&engine, &selection, &s.patterns);
+    if !unmatched.is_empty() {
+        for line in unmatched {
+            eprintln!("error: {line}");
+        }
+        return Ok(ExitCode::from(2));
     }
 
     if o.write_baseline && s.baseline.is_none() {
@@ -247,7 +220,7 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
         jobs.push((input, abs, config));
     }
 
-    let progress = Progress::new(jobs.len(), o.no_progress);
+    let progress = Progress::new(jobs.len(), o.no_progress || !s.delivery.notes());
     let mut outcomes: Vec<(FileResult, String, Vec<mcpdesc_core::Diagnostic>)> = jobs
         .par_iter()
         .map(|(input, abs, config)| {
@@ -289,12 +262,14 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
             .map(|(_, key, recorded)| (std::mem::take(key), std::mem::take(recorded)))
             .collect();
         let n = baseline::write(path, &findings)?;
-        eprintln!(
-            "mcpdesc: recorded {} in {} ({} checked)",
-            render::plural(n, "finding", "findings"),
-            render::safe::escape(&path.display().to_string()),
-            render::plural(outcomes.len(), "file", "files")
-        );
+        if s.delivery.notes() {
+            eprintln!(
+                "mcpdesc: recorded {} in {} ({} checked)",
+                render::plural(n, "finding", "findings"),
+                render::safe::escape(&path.display().to_string()),
+                render::plural(outcomes.len(), "file", "files")
+            );
+        }
         for (r, _, _) in outcomes.iter().filter(|(r, _, _)| r.io_error) {
             if let Some(e) = &r.load_error {
                 eprintln!(
@@ -308,44 +283,20 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
     }
 
     let results: Vec<FileResult> = outcomes.into_iter().map(|(r, _, _)| r).collect();
-    let color = s.format == OutputFormat::Text
-        && match s.color {
-            ColorWhen::Always => true,
-            ColorWhen::Never => false,
-            ColorWhen::Auto => {
-                anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
-            }
-        };
     let ctx = RenderContext {
         catalogue: cat,
         releases: engine.releases(),
         docs: DocUrls::new(s.docs_base_url.as_deref()),
         strict: s.strict,
         fail_on: s.fail_on,
-        color,
+        color: false,
+        summary: true,
     };
-    let out = match s.format {
-        OutputFormat::Text => render::text(&results, &ctx),
-        OutputFormat::Json => render::json(&results, &ctx)?,
-        OutputFormat::Sarif => render::sarif(&results, &ctx)?,
-        OutputFormat::Github => render::github(&results, &ctx),
-        OutputFormat::Junit => render::junit(&results, &ctx),
-    };
-    crate::output::emit(&out)?;
-
-    let failed = results
-        .iter()
-        .any(|r| r.load_error.is_some() || r.diagnostics.iter().any(|d| d.severity >= s.fail_on));
+    let code = crate::report::deliver(&results, ctx, &s.delivery)?;
     // The process ends here: freeing the compiled catalogue (and any protocol schemas a
     // capture compiled) one allocation at a time is work nothing waits for.
     std::mem::forget(engine);
-    Ok(ExitCode::from(if io_errors {
-        2
-    } else if failed {
-        1
-    } else {
-        0
-    }))
+    Ok(code)
 }
 
 /// Reads and validates one input.

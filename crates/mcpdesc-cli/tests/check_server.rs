@@ -321,6 +321,117 @@ fn a_server_that_cannot_start_is_a_usage_error() {
     assert!(c.stderr.contains("cannot start"), "{}", c.output());
 }
 
+/// `check-server FLAGS fake.json -- python3 fake-mcp-server.py tidy` of `description`,
+/// without `--format json`: for the output flags it shares with `validate`.
+fn check_fake_with(description: &Value, flags: &[&str]) -> (Run, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fake.json");
+    std::fs::write(&path, serde_json::to_string_pretty(description).unwrap()).unwrap();
+    let script = fake_script();
+    let mut args: Vec<&std::ffi::OsStr> = vec!["check-server".as_ref()];
+    args.extend(["--color", "never", "--timeout-ms", "5000"].map(std::ffi::OsStr::new));
+    args.extend(flags.iter().map(std::ffi::OsStr::new));
+    args.push(path.as_os_str());
+    args.extend(["--", "python3"].map(std::ffi::OsStr::new));
+    args.push(script.as_os_str());
+    args.push("tidy".as_ref());
+    (mcpdesc(args), dir)
+}
+
+#[test]
+fn the_output_flags_of_validate_apply() {
+    let mut d = tidy_description();
+    d["tools"][3]["name"] = json!("tool-renamed");
+
+    let (concise, dir) = check_fake_with(&d, &["-f", "concise", "-q"]);
+    assert_eq!(concise.code, Some(1), "{}", concise.output());
+    let path = dir.path().join("fake.json").display().to_string();
+    let lines: Vec<&str> = concise.stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", concise.stdout);
+    assert!(
+        lines[0].starts_with(&format!("{path}:")),
+        "{}",
+        concise.stdout
+    );
+    assert!(
+        lines[0].contains(": error mcpdesc-live.entry-renamed the server lists no tool"),
+        "{}",
+        lines[0]
+    );
+
+    let (stats, _dir) = check_fake_with(&d, &["--statistics"]);
+    assert_eq!(stats.code, Some(1), "{}", stats.output());
+    let first: Vec<&str> = stats
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(first[..3], ["1", "error", "mcpdesc-live.entry-renamed"]);
+
+    let out = tempfile::tempdir().unwrap();
+    let file = out.path().join("report.xml");
+    let (written, _dir) = check_fake_with(&d, &["-f", "junit", "-o", file.to_str().unwrap()]);
+    assert_eq!(written.code, Some(1), "{}", written.output());
+    assert_eq!(written.stdout, "");
+    let xml = std::fs::read_to_string(&file).unwrap();
+    assert!(xml.contains("<failure "), "{xml}");
+
+    let (silent, _dir) = check_fake_with(&d, &["--silent"]);
+    assert_eq!(silent.code, Some(1));
+    assert_eq!(silent.stdout, "");
+
+    // Ignoring the finding leaves a clean run.
+    let (ignored, _dir) = check_fake_with(&d, &["--ignore", "mcpdesc-live.entry-renamed", "-q"]);
+    assert_eq!(ignored.code, Some(0), "{}", ignored.output());
+    assert_eq!(ignored.stdout, "");
+}
+
+/// The flags shared with `validate` are described for `check-server`, which reads no
+/// configuration file.
+#[test]
+fn the_shared_flags_are_described_for_check_server() {
+    let help = mcpdesc(["check-server", "--help"]);
+    assert_eq!(help.code, Some(0));
+    for flag in [
+        "--output-file",
+        "--quiet",
+        "--statistics",
+        "--max-warnings",
+        "-f, --format",
+    ] {
+        assert!(help.stdout.contains(flag), "{flag}: {}", help.stdout);
+    }
+    assert!(
+        !help.stdout.contains("configuration file"),
+        "{}",
+        help.stdout
+    );
+    assert!(
+        help.stdout.contains("`mcpdesc-live.*` alike"),
+        "{}",
+        help.stdout
+    );
+}
+
+#[test]
+fn a_mistyped_pattern_stops_before_the_server_starts() {
+    let c = mcpdesc([
+        "check-server",
+        "--select",
+        "mcpdesc-live.entry-renaimed",
+        "spec-fixtures/expected-valid/minimal.json",
+        "--",
+        "/nonexistent/mcp-server",
+    ]);
+    assert_eq!(c.code, Some(2), "{}", c.output());
+    assert_eq!(
+        c.stderr,
+        "error: `--select mcpdesc-live.entry-renaimed` matches no rule; did you mean `mcpdesc-live.entry-renamed`?\n"
+    );
+}
+
 #[test]
 fn the_live_rules_are_shown_like_other_command_line_rules() {
     let show = mcpdesc(["rules", "show", "mcpdesc-live.entry-missing"]);

@@ -618,10 +618,10 @@ fn completions_for_each_shell() {
     }
 }
 
-/// A `--select` or `--ignore` pattern that names no rule is a warning: a typo would otherwise
-/// run no rule at all, or silence nothing, without a word.
+/// A `--select` or `--ignore` pattern that names no rule is a usage error: a typo would
+/// otherwise run no rule at all, or silence nothing, and the run would pass.
 #[test]
-fn a_pattern_naming_no_rule_is_a_warning() {
+fn a_pattern_naming_no_rule_is_a_usage_error() {
     let run = validate(&[
         "--select",
         "nosuch.rule",
@@ -629,11 +629,12 @@ fn a_pattern_naming_no_rule_is_a_warning() {
         "mcpdesc.info",
         SET[1],
     ]);
+    assert_eq!(run.code, Some(2), "{}", run.output());
     assert!(
         run.stderr
-            .contains("warning: `nosuch.rule` (select or ignore) matches no rule"),
+            .contains("error: `--select nosuch.rule` matches no rule"),
         "{}",
         run.stderr
     );
-    assert!(!run.stderr.contains("`mcpdesc.info`"), "{}", run.stderr);
+    assert!(!run.stderr.contains("mcpdesc.info`"), "{}", run.stderr);
 }

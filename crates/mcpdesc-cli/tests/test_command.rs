@@ -299,10 +299,13 @@ fn json_and_junit_reports() {
     assert_eq!(junit.code, Some(1));
     let x = &junit.stdout;
     assert!(x.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "));
-    assert!(x.contains("tests=\"12\" failures=\"1\""), "{x}");
+    assert!(
+        x.contains("tests=\"12\" skipped=\"0\" failures=\"1\""),
+        "{x}"
+    );
     assert_eq!(x.matches("<testcase ").count(), 12);
     assert_eq!(x.matches("<failure ").count(), 1);
-    assert!(x.contains("classname=\"registry\" name=\"unique-ids: every rule id is defined once\""));
+    assert!(x.contains("name=\"unique-ids: every rule id is defined once\" classname=\"registry\""));
     assert!(x.contains("-- {rule: mcpdesc.info.name"), "{x}");
     assert_eq!(x.matches("<testsuite ").count(), 3);
     assert!(x.trim_end().ends_with("</testsuites>"));

@@ -79,6 +79,8 @@ pub struct Defaults {
 pub enum OutputFormat {
     /// Diagnostics with source excerpts, grouped by file, and a summary line.
     Text,
+    /// One line per finding (`path:line:col: severity rule-id message`), and a summary line.
+    Concise,
     /// The documented machine contract (`{"files": [...]}`).
     Json,
     /// SARIF 2.1.0, for code-scanning dashboards.

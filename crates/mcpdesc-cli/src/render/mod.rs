@@ -1,20 +1,23 @@
-//! Turning validation results and catalogues into text, JSON, SARIF, GitHub annotations and
-//! JUnit XML. Every renderer returns a `String`; nothing here writes to a terminal. Text taken
+//! Turning validation results and catalogues into text, concise lines, statistics, JSON,
+//! SARIF, GitHub annotations and JUnit XML. Every renderer returns a `String`; nothing here writes to a terminal. Text taken
 //! from documents, paths and rule files goes out through [`safe`], so that it cannot drive the
 //! reader's terminal or disguise itself.
 
+mod concise;
 mod github;
 mod json;
 pub(crate) mod junit;
 pub(crate) mod rules;
 pub(crate) use mcpdesc_project::safe;
 mod sarif;
+pub(crate) mod statistics;
 mod text;
 
 use mcpdesc_core::internal::release_dir;
 use mcpdesc_core::internal::rules::CatalogueSet;
 use mcpdesc_core::{Catalogue, Diagnostic, LoadFailure, Severity};
 
+pub(crate) use concise::concise;
 pub(crate) use github::github;
 pub(crate) use json::json;
 pub(crate) use junit::junit;
@@ -74,8 +77,10 @@ pub(crate) struct RenderContext<'a> {
     pub strict: bool,
     /// Findings at or above this severity fail the run.
     pub fail_on: Severity,
-    /// Emit ANSI colour sequences (text format only).
+    /// Emit ANSI colour sequences (text and concise formats only).
     pub color: bool,
+    /// End the text and concise formats with the summary line (`--quiet` leaves it out).
+    pub summary: bool,
 }
 
 impl RenderContext<'_> {

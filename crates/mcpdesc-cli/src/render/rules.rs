@@ -27,7 +27,13 @@ fn history(r: &Rule) -> Value {
 
 /// The rules of one release with their metadata, fields named as in the rule files; the
 /// JSON form also names the release, its history per rule, and the rules it retired.
-pub(crate) fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<String> {
+/// The text table is fitted to `width` terminal columns when given.
+pub(crate) fn list(
+    cat: &Catalogue,
+    rules: &[&Rule],
+    format: Format,
+    width: Option<usize>,
+) -> Result<String> {
     match format {
         Format::Json => {
             let rules: Vec<Value> = rules
@@ -71,49 +77,126 @@ pub(crate) fn list(cat: &Catalogue, rules: &[&Rule], format: Format) -> Result<S
             });
             Ok(safe::to_json_pretty(&out)? + "\n")
         }
-        Format::Text => {
-            let headers = ["ID", "OWNER", "LEVEL", "SEVERITY", "SURFACE", "TITLE"];
-            let rows: Vec<[String; 6]> = rules
-                .iter()
-                .map(|r| {
-                    [
-                        r.def.id.as_str(),
-                        r.def.owner.as_str(),
-                        r.def.level.as_str(),
-                        r.severity.as_str(),
-                        r.def.surface.text(),
-                        r.def.title.as_str(),
-                    ]
-                    .map(|cell| escape(cell).into_owned())
-                })
-                .collect();
-            let mut widths = headers.map(str::len);
-            for row in &rows {
-                for (w, cell) in widths.iter_mut().zip(row) {
-                    *w = (*w).max(cell.chars().count());
-                }
-            }
-            let mut out = String::new();
-            let line = |cells: &[&str]| {
-                let mut s = String::new();
-                for (i, cell) in cells.iter().enumerate() {
-                    if i + 1 == cells.len() {
-                        s.push_str(cell);
-                    } else {
-                        let _ = write!(s, "{cell:<w$}  ", w = widths[i]);
-                    }
-                }
-                s
-            };
-            let _ = writeln!(out, "{}", line(&headers));
-            for row in &rows {
-                let cells: Vec<&str> = row.iter().map(String::as_str).collect();
-                let _ = writeln!(out, "{}", line(&cells));
-            }
-            let _ = writeln!(out, "{} of {} rule(s)", rules.len(), cat.rules.len());
-            Ok(out)
+        Format::Text => Ok(table(cat, rules, width)),
+    }
+}
+
+/// The columns of the `rules list` table.
+const HEADERS: [&str; 6] = ["ID", "OWNER", "LEVEL", "SEVERITY", "SURFACE", "TITLE"];
+const ID: usize = 0;
+const OWNER: usize = 1;
+const SURFACE: usize = 4;
+const TITLE: usize = 5;
+/// The space between two columns.
+const GAP: usize = 2;
+
+/// The table of `rules list`, fitted to `width` columns when given (see [`fit`]).
+fn table(cat: &Catalogue, rules: &[&Rule], width: Option<usize>) -> String {
+    let rows: Vec<[String; 6]> = rules
+        .iter()
+        .map(|r| {
+            [
+                r.def.id.as_str(),
+                r.def.owner.as_str(),
+                r.def.level.as_str(),
+                r.severity.as_str(),
+                r.def.surface.text(),
+                r.def.title.as_str(),
+            ]
+            .map(|cell| escape(cell).into_owned())
+        })
+        .collect();
+    let mut natural = HEADERS.map(str::len);
+    for row in &rows {
+        for (w, cell) in natural.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
         }
     }
+    let widths = match width {
+        Some(width) => fit(natural, width),
+        None => natural.map(Some),
+    };
+    let mut out = String::new();
+    let headers = HEADERS.map(str::to_owned);
+    for row in std::iter::once(&headers).chain(&rows) {
+        let _ = writeln!(out, "{}", line(row, &widths));
+    }
+    let _ = writeln!(out, "{} of {} rule(s)", rules.len(), cat.rules.len());
+    out
+}
+
+/// One row: every shown column padded to its width, the last one cut to its width with `…`.
+/// An id longer than its column gets a line of its own, the rest of the row below it, so
+/// that ids are never cut.
+fn line(row: &[String; 6], widths: &[Option<usize>; 6]) -> String {
+    let shown: Vec<(usize, usize)> = widths
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| w.map(|w| (i, w)))
+        .collect();
+    let mut s = String::new();
+    for (n, &(i, w)) in shown.iter().enumerate() {
+        let cell = &row[i];
+        let last = n + 1 == shown.len();
+        if i == ID && cell.chars().count() > w {
+            let _ = write!(s, "{cell}\n{:w$}{:GAP$}", "", "");
+            continue;
+        }
+        let cell = truncate(cell, w);
+        if last {
+            s.push_str(&cell);
+        } else {
+            let _ = write!(s, "{cell:<w$}{:GAP$}", "");
+        }
+    }
+    s.trim_end().to_owned()
+}
+
+/// `cell` cut to `width` characters, ending with `…` when cut.
+fn truncate(cell: &str, width: usize) -> String {
+    if cell.chars().count() <= width {
+        return cell.to_owned();
+    }
+    let mut cut: String = cell.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// The width of each column (`None` for a column left out) that fits the table in `width`
+/// terminal columns: the natural widths when they fit; else the id column gets at most two
+/// fifths of the line (a longer id takes a line of its own), and then, until the title keeps
+/// at least 20 characters, the surface is cut to 16, the owner column left out (every id
+/// starts with its owner), and the surface left out. The title takes what remains.
+pub(crate) fn fit(natural: [usize; 6], width: usize) -> [Option<usize>; 6] {
+    let total: usize = natural.iter().sum::<usize>() + GAP * (natural.len() - 1);
+    if total <= width {
+        return natural.map(Some);
+    }
+    let id = natural[ID].min((width * 2 / 5).max(20));
+    let min_title = natural[TITLE].min(20);
+    let layouts = [
+        (true, natural[SURFACE]),
+        (true, natural[SURFACE].min(16)),
+        (false, natural[SURFACE].min(16)),
+        (false, 0),
+    ];
+    let mut chosen = [None; 6];
+    for (owner, surface) in layouts {
+        let mut widths = natural.map(Some);
+        widths[ID] = Some(id);
+        if !owner {
+            widths[OWNER] = None;
+        }
+        widths[SURFACE] = (surface > 0).then_some(surface);
+        let used: usize = widths[..TITLE].iter().flatten().map(|w| w + GAP).sum();
+        let title = width.saturating_sub(used);
+        widths[TITLE] = Some(title.max(min_title.min(10)));
+        chosen = widths;
+        if title >= min_title {
+            break;
+        }
+    }
+    chosen
 }
 
 /// Indents every line of `text` by `n` spaces, wrapping nothing.
@@ -267,4 +350,51 @@ pub(crate) fn show(cat: &Catalogue, rule: &Rule, docs: &DocUrls) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fit, line, truncate};
+
+    fn row(cells: [&str; 6]) -> [String; 6] {
+        cells.map(str::to_owned)
+    }
+
+    #[test]
+    fn a_table_that_fits_is_left_alone() {
+        let natural = [20, 7, 6, 8, 10, 30];
+        assert_eq!(fit(natural, 200), natural.map(Some));
+    }
+
+    #[test]
+    fn a_narrow_terminal_cuts_the_title_and_leaves_out_columns() {
+        let natural = [58, 7, 6, 8, 58, 76];
+        let widths = fit(natural, 80);
+        assert_eq!(widths, [Some(32), None, Some(6), Some(8), None, Some(28)]);
+        let used: usize = widths.iter().flatten().map(|w| w + 2).sum::<usize>() - 2;
+        assert!(used <= 80, "{used}");
+        let widths = fit(natural, 120);
+        assert_eq!(
+            widths,
+            [Some(48), Some(7), Some(6), Some(8), Some(16), Some(25)]
+        );
+    }
+
+    #[test]
+    fn a_long_id_gets_its_own_line_and_a_long_title_an_ellipsis() {
+        let widths = [Some(8), None, Some(4), None, None, Some(6)];
+        assert_eq!(
+            line(&row(["a.b", "a", "must", "error", "x", "Title"]), &widths),
+            "a.b       must  Title"
+        );
+        assert_eq!(
+            line(
+                &row(["a.very.long", "a", "must", "error", "x", "A long title"]),
+                &widths
+            ),
+            "a.very.long\n          must  A lon…"
+        );
+        assert_eq!(truncate("abc", 3), "abc");
+        assert_eq!(truncate("abcd", 3), "ab…");
+    }
 }

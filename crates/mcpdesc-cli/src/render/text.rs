@@ -13,19 +13,19 @@ use excerpt::{excerpt, SourceLines};
 use super::safe::{escape, escape_multiline};
 use super::{plural, versions_suffix, FileResult, RenderContext, Totals};
 
-struct Palette {
-    path: Style,
-    error: Style,
+pub(super) struct Palette {
+    pub(super) path: Style,
+    pub(super) error: Style,
     warning: Style,
     info: Style,
-    rule: Style,
+    pub(super) rule: Style,
     gutter: Style,
     note: Style,
-    summary: Style,
+    pub(super) summary: Style,
 }
 
 impl Palette {
-    fn new(color: bool) -> Palette {
+    pub(super) fn new(color: bool) -> Palette {
         if !color {
             let plain = Style::new();
             return Palette {
@@ -52,7 +52,7 @@ impl Palette {
         }
     }
 
-    fn severity(&self, s: Severity) -> Style {
+    pub(super) fn severity(&self, s: Severity) -> Style {
         match s {
             Severity::Error => self.error,
             Severity::Warning => self.warning,
@@ -62,7 +62,7 @@ impl Palette {
 }
 
 /// Wraps `text` in `style` (no escape sequences for a plain style).
-fn paint(style: Style, text: &str) -> String {
+pub(super) fn paint(style: Style, text: &str) -> String {
     if style == Style::new() {
         text.to_owned()
     } else {
@@ -102,7 +102,9 @@ pub(crate) fn text(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
             out.push('\n');
         }
     }
-    let _ = writeln!(out, "{}", paint(p.summary, &summary(results, ctx)));
+    if ctx.summary {
+        let _ = writeln!(out, "{}", paint(p.summary, &summary(results, ctx)));
+    }
     out
 }
 
