@@ -100,15 +100,17 @@ pub(crate) fn engine_extended(
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ValidateArgs {
-    /// Documents to validate: files, directories (every `*.json`, `*.yaml`, `*.yml` and
-    /// capture `*.ndjson`, `*.jsonl` below, honouring `.gitignore`), glob patterns, or `-` for
-    /// standard input.
+    /// Documents to validate: files, directories (every description and capture below among
+    /// the `*.json`, `*.yaml`, `*.yml`, `*.ndjson` and `*.jsonl` files, honouring `.gitignore`
+    /// and the excludes), glob patterns, or `-` for standard input.
     #[arg(required = true, value_name = "PATH")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]
     pub options: crate::validate_cmd::ValidateOptions,
+    #[command(flatten)]
+    pub selection: crate::file_selection::FileSelectionArgs,
     #[command(flatten)]
     pub limits: crate::limit_args::LimitArgs,
 }
