@@ -9,9 +9,10 @@
 #
 # try-repo takes the committed HEAD (plus changes to tracked files, through a temporary
 # commit): what is tested is what a user of that commit would get. pre-commit is installed
-# (requirements.txt) into target/pre-commit/venv; its hook environments live in
-# target/pre-commit/home and the hook's cargo build in target/pre-commit/cargo, so that a
-# second run rebuilds only what changed. The time the run took is printed.
+# (requirements.txt) into target/pre-commit/venv. try-repo installs the hook's environment
+# afresh in a temporary store each time, so the release build of the command inside it goes
+# to target/pre-commit/cargo (CARGO_TARGET_DIR, which maturin honours), and a second run
+# compiles only what changed. The time the run took is printed.
 #
 # Exit status: 0 when the hook behaves; 3 when PyPI cannot be reached (the reason printed);
 # 1 when it misbehaves.
@@ -41,6 +42,7 @@ if ! "$venv/bin/python" -c "$pinned" "$here/requirements.txt" 2>/dev/null; then
     -r "$here/requirements.txt"
 fi
 
+# Where pre-commit keeps its log; try-repo's environments are temporary whatever this says.
 export PRE_COMMIT_HOME="$work/home"
 export CARGO_TARGET_DIR="$work/cargo"
 # The hook's environment builds with cargo in release mode; without this pre-commit would
