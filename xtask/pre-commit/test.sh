@@ -72,7 +72,8 @@ git -C "$sample" add -A
 
 start=$(date +%s)
 status=0
-"$venv/bin/pre-commit" try-repo "$root" mcpdesc --all-files >"$scratch/out" 2>&1 || status=$?
+(cd "$sample" && "$venv/bin/pre-commit" try-repo "$root" mcpdesc --all-files) >"$scratch/out" 2>&1 ||
+  status=$?
 elapsed=$(($(date +%s) - start))
 cat "$scratch/out"
 echo "pre-commit try-repo took ${elapsed}s (exit $status)"
