@@ -327,7 +327,7 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
         eprint!("{}", render::safe::escape_multiline(&message));
         return Ok(ExitCode::from(2));
     }
-    if stdin_format.is_some() && o.stdin_filename.is_none() {
+    if let Some(sniffed) = stdin_format {
         let failed = jobs.iter().zip(&checked).any(|((input, _, _), r)| {
             input.source == Source::Stdin
                 && r.as_ref().is_some_and(|(r, _, _)| r.load_error.is_some())
@@ -336,7 +336,7 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
             eprintln!(
                 "hint: standard input was read as {}, judged by its content; name it with \
                  --stdin-filename (`x.json`, `x.yaml`, `x.ndjson`) to choose how it is read",
-                format_name(stdin_format.unwrap_or(mcpdesc_core::Format::Json))
+                format_name(sniffed)
             );
         }
     }
