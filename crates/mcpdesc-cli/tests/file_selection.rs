@@ -252,7 +252,8 @@ fn standard_input_ndjson_is_read_as_a_capture() {
         "\n"
     );
     let run = mcpdesc_stdin(["validate", "--format", "json", "-"], capture);
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.output());
+    let report: serde_json::Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.output()));
     let file = &report["files"][0];
     assert!(file["load_error"].is_null(), "{}", run.output());
     assert_ne!(run.code, Some(2), "{}", run.output());
