@@ -19,7 +19,7 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Validate documents (exit 0: valid, 1: findings at the `--fail-on` level, 2: usage, I/O
     /// or rule errors).
-    Validate(ValidateArgs),
+    Validate(Box<ValidateArgs>),
     /// Inspect the rule catalogue.
     Rules {
         #[command(subcommand)]
