@@ -19,7 +19,7 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Validate documents (exit 0: valid, 1: findings at the `--fail-on` level, 2: usage, I/O
     /// or rule errors).
-    Validate(ValidateArgs),
+    Validate(Box<ValidateArgs>),
     /// Inspect the rule catalogue.
     Rules {
         #[command(subcommand)]
@@ -116,9 +116,9 @@ pub(crate) fn engine_extended(
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ValidateArgs {
-    /// Documents to validate: files, directories (every `*.json`, `*.yaml`, `*.yml` and
-    /// capture `*.ndjson`, `*.jsonl` below, honouring `.gitignore`), glob patterns, or `-` for
-    /// standard input.
+    /// Documents to validate: files, directories (every description and capture below among
+    /// the `*.json`, `*.yaml`, `*.yml`, `*.ndjson` and `*.jsonl` files, honouring `.gitignore`
+    /// and the excludes), glob patterns, or `-` for standard input.
     #[arg(required = true, value_name = "PATH")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
@@ -127,6 +127,8 @@ pub(crate) struct ValidateArgs {
     pub report: crate::report_args::ReportArgs,
     #[command(flatten)]
     pub options: crate::validate_cmd::ValidateOptions,
+    #[command(flatten)]
+    pub selection: crate::file_selection::FileSelectionArgs,
     #[command(flatten)]
     pub limits: crate::limit_args::LimitArgs,
 }

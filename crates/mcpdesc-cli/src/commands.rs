@@ -8,7 +8,7 @@ use crate::cli::{Cli, Command, RulesCommand, ValidateArgs};
 
 pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Validate(args) => validate(args),
+        Command::Validate(args) => validate(*args),
         Command::Test(args) => crate::test_cmd::run(args),
         Command::Docs(args) => crate::docs_cmd::run(args),
         Command::Diff(args) => crate::diff_cmd::run(args),

@@ -4,8 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use anyhow::{bail, Result};
 use globset::GlobBuilder;
+
+use crate::file_selection::FileFilter;
 
 /// Where a document comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +26,16 @@ pub(crate) struct Input {
     /// The path shown in reports.
     pub display: String,
     pub source: Source,
+    /// The index of the directory or glob argument that found it; `None` for a file named on
+    /// the command line, which is checked whatever it holds (unless `--force-exclude`).
+    pub origin: Option<usize>,
+}
+
+/// A file passed over before being read, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PassedOver {
+    pub display: String,
+    pub why: &'static str,
 }
 
 /// The bytes of the document file at `path` (at most `limit` and one more, as
@@ -42,6 +56,33 @@ pub(crate) fn read_stdin(limit: u64) -> std::io::Result<Vec<u8>> {
         .read_to_end(&mut buf)?;
     crate::allocator::prepare_for_document(buf.len() as u64);
     Ok(buf)
+}
+
+/// The format of standard input read without a name that says it, judged by its content:
+/// JSON when it is one JSON value, a capture when it is several (NDJSON) or JSON-RPC
+/// messages, YAML otherwise. Text that starts like JSON but does not parse is taken for JSON,
+/// so that the syntax error reported is the JSON one.
+pub(crate) fn sniff_format(bytes: &[u8]) -> mcpdesc_core::Format {
+    use mcpdesc_core::Format;
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let Some(first) = text.iter().find(|b| !b.is_ascii_whitespace()) else {
+        return Format::Json;
+    };
+    if !matches!(first, b'{' | b'[') {
+        return Format::Yaml;
+    }
+    let mut values = serde_json::Deserializer::from_slice(text).into_iter::<serde_json::Value>();
+    let is_message = |v: &serde_json::Value| v.get("jsonrpc").is_some();
+    match (values.next(), values.next()) {
+        (Some(Ok(_)), Some(Ok(_))) => Format::Capture,
+        (Some(Ok(serde_json::Value::Array(items))), None)
+            if items.first().is_some_and(is_message) =>
+        {
+            Format::Capture
+        }
+        (Some(Ok(v)), None) if is_message(&v) => Format::Capture,
+        _ => Format::Json,
+    }
 }
 
 /// The extensions of the files a directory or glob yields.
@@ -81,6 +122,8 @@ pub(crate) enum Emptiness {
     OnlyExcluded,
     /// The literal directory a glob is matched from does not exist.
     NoBase(String),
+    /// Files with a document's name are there, but none is a description or a capture.
+    Unrecognised(usize),
 }
 
 impl std::fmt::Display for EmptyInput {
@@ -110,6 +153,13 @@ impl std::fmt::Display for EmptyInput {
             ),
             Emptiness::OnlyExcluded => f.write_str(" other than the baseline"),
             Emptiness::NoBase(base) => write!(f, "; `{base}` does not exist"),
+            Emptiness::Unrecognised(n) => write!(
+                f,
+                ": the {} {} other JSON or YAML, without a top-level `mcpdesc` member (name \
+                 a file to validate it anyway)",
+                crate::render::plural(*n, "file", "files"),
+                if *n == 1 { "it yields is" } else { "it yields are" }
+            ),
         }
     }
 }
@@ -123,15 +173,21 @@ fn display(path: &Path) -> String {
     s.strip_prefix("./").unwrap_or(&s).to_string()
 }
 
-/// Every document under `dir`, skipping what `.gitignore`/`.ignore` files and hidden names
-/// exclude.
-fn walk(dir: &Path) -> Vec<PathBuf> {
+/// Every included file under `dir`, skipping what `.gitignore`/`.ignore` files, hidden
+/// names and the excludes leave out. The directory itself was named, so an exclude that
+/// matches it applies only under `--force-exclude`.
+fn walk(dir: &Path, filter: &Arc<FileFilter>) -> Vec<PathBuf> {
+    let entries = Arc::clone(filter);
     ignore::WalkBuilder::new(dir)
         .require_git(false)
         .sort_by_file_path(|a, b| a.cmp(b))
+        .filter_entry(move |e| {
+            (e.depth() == 0 && !entries.force)
+                || !entries.excluded_entry(e.path(), e.file_type().is_some_and(|t| t.is_dir()))
+        })
         .build()
         .flatten()
-        .filter(|e| e.file_type().is_some_and(|t| t.is_file()) && is_document(e.path()))
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()) && filter.included(e.path()))
         .map(|e| e.into_path())
         .collect()
 }
@@ -221,6 +277,8 @@ pub(crate) struct Expansion {
     pub inputs: Vec<Input>,
     /// The directories and globs that yielded no document, in the order given, each once.
     pub empty: Vec<EmptyInput>,
+    /// Named files that `--force-exclude` left out.
+    pub passed_over: Vec<PassedOver>,
 }
 
 impl Expansion {
@@ -228,6 +286,7 @@ impl Expansion {
     /// instead `empty` of how many were found.
     fn add(
         &mut self,
+        origin: usize,
         found: Vec<PathBuf>,
         keep: impl Fn(&PathBuf) -> bool,
         empty: impl FnOnce(usize) -> EmptyInput,
@@ -238,6 +297,7 @@ impl Expansion {
             .extend(found.into_iter().filter(keep).map(|p| Input {
                 display: display(&p),
                 source: Source::File(p),
+                origin: Some(origin),
             }));
         if self.inputs.len() == before {
             self.empty.push(empty(total));
@@ -249,46 +309,66 @@ impl Expansion {
 /// documents of a directory or glob sorted by path. Directories and globs leave out the files
 /// of `exclude` (absolute paths, such as the baseline file). A directory or glob that yields
 /// no document is listed in `empty` rather than failing here, so that the caller can name
-/// every such argument at once, or allow them.
+/// every such argument at once, or allow them. `filter` chooses the files of directories and
+/// globs, and of named files too when it forces its excludes.
 pub(crate) fn expand(
     args: &[PathBuf],
     stdin_filename: Option<&str>,
     exclude: &[PathBuf],
+    filter: &Arc<FileFilter>,
 ) -> Result<Expansion> {
     let keep = |p: &PathBuf| {
         exclude.is_empty() || !exclude.contains(&mcpdesc_project::config::absolute(p))
     };
     let mut out = Expansion::default();
     let mut stdin = false;
-    for arg in args {
+    for (origin, arg) in args.iter().enumerate() {
         let text = arg.to_string_lossy();
         if text == "-" {
             if stdin {
                 bail!("`-` (standard input) given more than once");
             }
             stdin = true;
+            let excluded = filter.force
+                && stdin_filename.is_some_and(|name| filter.excluded(Path::new(name), false));
+            if excluded {
+                out.passed_over.push(PassedOver {
+                    display: stdin_filename.unwrap_or_default().to_owned(),
+                    why: "excluded",
+                });
+                continue;
+            }
             out.inputs.push(Input {
                 display: stdin_filename.unwrap_or("<stdin>").to_owned(),
                 source: Source::Stdin,
+                origin: None,
             });
         } else if arg.is_dir() {
-            out.add(walk(arg), keep, |found| EmptyInput {
+            out.add(origin, walk(arg, filter), keep, |found| EmptyInput {
                 arg: text.into_owned(),
                 glob: false,
                 why: emptiness(found, arg, |_| true),
             });
         } else if arg.exists() {
+            if filter.force && filter.excluded(arg, false) {
+                out.passed_over.push(PassedOver {
+                    display: display(arg),
+                    why: "excluded",
+                });
+                continue;
+            }
             out.inputs.push(Input {
                 display: display(arg),
                 source: Source::File(arg.clone()),
+                origin: None,
             });
         } else if has_glob_meta(&text) {
             let glob = Glob::new(&text)?;
-            let found = walk(&glob.root)
+            let found = walk(&glob.root, filter)
                 .into_iter()
                 .filter(|p| glob.matches(p))
                 .collect();
-            out.add(found, keep, |found| EmptyInput {
+            out.add(origin, found, keep, |found| EmptyInput {
                 arg: text.into_owned(),
                 glob: true,
                 why: if glob.root.exists() {
@@ -300,6 +380,7 @@ pub(crate) fn expand(
         } else {
             out.inputs.push(Input {
                 display: display(arg),
+                origin: None,
                 source: Source::Missing(format!(
                     "cannot read {}: {}",
                     arg.display(),
@@ -368,7 +449,13 @@ impl Glob {
 #[cfg(test)]
 mod tests {
     use super::{expand, is_document};
+    use crate::file_selection::{FileFilter, FileSelectionArgs};
     use std::path::Path;
+    use std::sync::Arc;
+
+    fn filter(args: &FileSelectionArgs, root: &Path) -> Arc<FileFilter> {
+        Arc::new(FileFilter::new(args, None, &root.canonicalize().unwrap()).unwrap())
+    }
 
     #[test]
     fn a_file_named_two_ways_is_one_document() {
@@ -376,8 +463,62 @@ mod tests {
         let file = dir.path().join("a.json");
         std::fs::write(&file, "{}").unwrap();
         let other = dir.path().join(".").join("a.json");
-        let out = expand(&[file.clone(), other, dir.path().to_path_buf()], None, &[]).unwrap();
+        let out = expand(
+            &[file.clone(), other, dir.path().to_path_buf()],
+            None,
+            &[],
+            &filter(&FileSelectionArgs::default(), dir.path()),
+        )
+        .unwrap();
         assert_eq!(out.inputs.len(), 1, "{:?}", out.inputs);
+    }
+
+    #[test]
+    fn named_files_pass_the_excludes_unless_forced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().canonicalize().unwrap();
+        let file = dir.join("node_modules").join("a.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "{}").unwrap();
+        let args = [file.clone(), dir.clone()];
+        let plain = expand(
+            &args,
+            None,
+            &[],
+            &filter(&FileSelectionArgs::default(), &dir),
+        )
+        .unwrap();
+        assert_eq!(plain.inputs.len(), 1, "{:?}", plain.inputs);
+        assert_eq!(plain.inputs[0].origin, None);
+        let forced = FileSelectionArgs {
+            force_exclude: true,
+            ..Default::default()
+        };
+        let forced = expand(&args, None, &[], &filter(&forced, &dir)).unwrap();
+        assert!(forced.inputs.is_empty(), "{:?}", forced.inputs);
+        assert_eq!(forced.passed_over.len(), 1);
+        assert_eq!(forced.empty.len(), 1, "the directory now yields nothing");
+    }
+
+    #[test]
+    fn standard_input_is_read_as_what_it_holds() {
+        use mcpdesc_core::Format;
+        let sniff = super::sniff_format;
+        assert_eq!(sniff(b"  {\"mcpdesc\": \"0.8.0\"}\n"), Format::Json);
+        assert_eq!(sniff(b"mcpdesc: 0.8.0\ninfo: {}\n"), Format::Yaml);
+        assert_eq!(sniff(b"---\nmcpdesc: 0.8.0\n"), Format::Yaml);
+        assert_eq!(
+            sniff(b"{\"jsonrpc\": \"2.0\"}\n{\"jsonrpc\": \"2.0\"}\n"),
+            Format::Capture
+        );
+        assert_eq!(
+            sniff(b"[{\"jsonrpc\": \"2.0\", \"id\": 1}]"),
+            Format::Capture
+        );
+        assert_eq!(sniff(b"{\"jsonrpc\": \"2.0\", \"id\": 1}"), Format::Capture);
+        assert_eq!(sniff(b"{\"mcpdesc\": "), Format::Json);
+        assert_eq!(sniff(b"\xEF\xBB\xBF[1, 2]"), Format::Json);
+        assert_eq!(sniff(b""), Format::Json);
     }
 
     #[test]

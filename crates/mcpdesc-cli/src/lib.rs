@@ -16,6 +16,7 @@ mod commands;
 mod diff_cmd;
 mod docs_cmd;
 mod exit;
+mod file_selection;
 #[cfg(feature = "live")]
 mod init_cmd;
 mod inputs;

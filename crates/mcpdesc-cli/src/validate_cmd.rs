@@ -11,17 +11,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcpdesc_core::{Engine, LoadFailure, Severity};
+use mcpdesc_core::{Document, Engine, LoadFailure, Severity};
 use rayon::prelude::*;
 
 use crate::baseline::{self, Baseline};
 use crate::cli::ValidateArgs;
+use crate::file_selection::FileFilter;
 use crate::inputs::{self, Input, Source};
 use crate::render::{self, DocUrls, FileResult, OutputFormat, RenderContext};
 use crate::report::Delivery;
 use crate::rule_patterns::{self, Origin};
 use mcpdesc_project::config::{self, ColorWhen, Config, Discovery, FailOn};
 use mcpdesc_project::findings::Policy;
+use mcpdesc_project::recognize;
 use mcpdesc_project::suppress;
 
 /// Input, progress and baseline flags of `validate` (its output, profile and selection flags
@@ -184,8 +186,16 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
     };
 
     let exclude: Vec<PathBuf> = s.baseline.iter().map(|b| config::absolute(b)).collect();
-    let inputs::Expansion { inputs, empty } =
-        inputs::expand(&args.files, o.stdin_filename.as_deref(), &exclude)?;
+    let filter = Arc::new(FileFilter::new(
+        &args.selection,
+        cwd_config.as_deref(),
+        &config::absolute(Path::new(".")),
+    )?);
+    let inputs::Expansion {
+        inputs,
+        empty,
+        passed_over,
+    } = inputs::expand(&args.files, o.stdin_filename.as_deref(), &exclude, &filter)?;
     // A mistyped path or pattern would otherwise pass a CI job having checked nothing. Nothing
     // is validated: a report of the other inputs (or a baseline of them, replacing the
     // recorded findings of the missing ones) would read as a pass.
@@ -195,10 +205,30 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     let mut stdin_text = None;
+    let mut stdin_format = None;
     if inputs.iter().any(|i| i.source == Source::Stdin) {
         let buf = inputs::read_stdin(engine.limits().max_input_bytes)
             .context("cannot read standard input")?;
+        stdin_format = stdin_format_of(&buf, o.stdin_filename.as_deref(), s.kind);
         stdin_text = Some(buf);
+    }
+    let format_of = |input: &Input| match (&input.source, stdin_format) {
+        (Source::Stdin, Some(sniffed)) => sniffed,
+        _ => s.kind.format(&input.display),
+    };
+    // Files a walk found are checked only when they are descriptions or captures; named
+    // ones whatever they are, unless `--force-exclude` asks for the same treatment.
+    let recognise = |input: &Input| input.origin.is_some() || filter.force;
+
+    if args.selection.show_files {
+        return show_files(
+            &engine,
+            &inputs,
+            &passed_over,
+            stdin_text.as_deref(),
+            &format_of,
+            &recognise,
+        );
     }
 
     // The configuration and the absolute path of every input, resolved before the parallel
@@ -221,17 +251,26 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
     }
 
     let progress = Progress::new(jobs.len(), o.no_progress || !s.delivery.notes());
-    let mut outcomes: Vec<(FileResult, String, Vec<mcpdesc_core::Diagnostic>)> = jobs
+    let checked: Vec<Option<(FileResult, String, Vec<mcpdesc_core::Diagnostic>)>> = jobs
         .par_iter()
         .map(|(input, abs, config)| {
-            let mut r = check(&engine, input, stdin_text.as_deref(), s.kind);
+            let format = format_of(input);
+            let Some(mut r) = check(
+                &engine,
+                input,
+                stdin_text.as_deref(),
+                format,
+                recognise(input),
+            ) else {
+                progress.tick();
+                return None;
+            };
             let policy = Policy {
                 catalogue: cat,
                 selection: &selection,
                 config: config.as_deref(),
                 strict: s.strict,
             };
-            let format = s.kind.format(&input.display);
             r.suppressed += policy.apply(
                 &mut r.diagnostics,
                 abs,
@@ -248,10 +287,34 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
                 r.baselined = b.filter(&key, &mut r.diagnostics);
             }
             progress.tick();
-            (r, key, recorded)
+            Some((r, key, recorded))
         })
         .collect();
     progress.finish();
+
+    // A directory or glob whose every file turned out to be someone else's checked nothing,
+    // which must not pass for a success any more than an empty one.
+    let unrecognised = unrecognised_inputs(&args.files, &jobs, &checked);
+    if !unrecognised.is_empty() && !s.allow_empty_input {
+        let message = inputs::empty_input_error(&unrecognised);
+        eprint!("{}", render::safe::escape_multiline(&message));
+        return Ok(ExitCode::from(2));
+    }
+    if let Some(sniffed) = stdin_format {
+        let failed = jobs.iter().zip(&checked).any(|((input, _, _), r)| {
+            input.source == Source::Stdin
+                && r.as_ref().is_some_and(|(r, _, _)| r.load_error.is_some())
+        });
+        if failed {
+            eprintln!(
+                "hint: standard input was read as {}, judged by its content; name it with \
+                 --stdin-filename (`x.json`, `x.yaml`, `x.ndjson`) to choose how it is read",
+                format_name(sniffed)
+            );
+        }
+    }
+    let mut outcomes: Vec<(FileResult, String, Vec<mcpdesc_core::Diagnostic>)> =
+        checked.into_iter().flatten().collect();
 
     let io_errors = outcomes.iter().any(|(r, _, _)| r.io_error);
     if o.write_baseline {
@@ -299,8 +362,138 @@ pub(crate) fn run(args: ValidateArgs) -> Result<ExitCode> {
     Ok(code)
 }
 
-/// Reads and validates one input.
-fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>, kind: InputKind) -> FileResult {
+/// The format of standard input when nothing but its content says it: `--kind auto` and no
+/// `--stdin-filename` with a known extension.
+fn stdin_format_of(
+    bytes: &[u8],
+    name: Option<&str>,
+    kind: InputKind,
+) -> Option<mcpdesc_core::Format> {
+    let named = name.and_then(mcpdesc_core::Format::from_extension);
+    (kind == InputKind::Auto && named.is_none()).then(|| inputs::sniff_format(bytes))
+}
+
+fn format_name(format: mcpdesc_core::Format) -> &'static str {
+    match format {
+        mcpdesc_core::Format::Json => "JSON",
+        mcpdesc_core::Format::Yaml => "YAML",
+        mcpdesc_core::Format::Capture => "a capture (NDJSON)",
+    }
+}
+
+/// The directory and glob arguments all of whose files were passed over as someone else's.
+fn unrecognised_inputs<T>(
+    args: &[PathBuf],
+    jobs: &[(Input, PathBuf, Option<Arc<Config>>)],
+    checked: &[Option<T>],
+) -> Vec<inputs::EmptyInput> {
+    let mut found = vec![(0usize, 0usize); args.len()];
+    for ((input, _, _), r) in jobs.iter().zip(checked) {
+        if let Some(origin) = input.origin {
+            found[origin].0 += 1;
+            found[origin].1 += usize::from(r.is_some());
+        }
+    }
+    let mut out: Vec<inputs::EmptyInput> = Vec::new();
+    for (arg, (files, kept)) in args.iter().zip(found) {
+        let arg = arg.to_string_lossy().into_owned();
+        if files > 0 && kept == 0 && !out.iter().any(|e| e.arg == arg) {
+            out.push(inputs::EmptyInput {
+                glob: !Path::new(&arg).is_dir(),
+                arg,
+                why: inputs::Emptiness::Unrecognised(files),
+            });
+        }
+    }
+    out
+}
+
+/// `--show-files`: the files that would be checked on standard output, the ones passed over
+/// and why on standard error, then how many of each. Recognition parses each file, as a run
+/// would, but nothing is validated.
+fn show_files(
+    engine: &Engine,
+    inputs: &[Input],
+    passed_over: &[inputs::PassedOver],
+    stdin: Option<&[u8]>,
+    format_of: &(dyn Fn(&Input) -> mcpdesc_core::Format + Sync),
+    recognise: &(dyn Fn(&Input) -> bool + Sync),
+) -> Result<ExitCode> {
+    let ours: Vec<bool> = inputs
+        .par_iter()
+        .map(|input| {
+            if !recognise(input) {
+                return true;
+            }
+            match read_input(engine, input, stdin) {
+                Ok(bytes) => recognised(engine, &input.display, &bytes, format_of(input)).is_some(),
+                // A file that cannot be read is reported by a run, not passed over.
+                Err(_) => true,
+            }
+        })
+        .collect();
+    let mut out = String::new();
+    for (input, _) in inputs.iter().zip(&ours).filter(|(_, ours)| **ours) {
+        out.push_str(&render::safe::escape(&input.display));
+        out.push('\n');
+    }
+    crate::output::emit(&out)?;
+    for p in passed_over {
+        eprintln!("skipped {}: {}", render::safe::escape(&p.display), p.why);
+    }
+    for (input, _) in inputs.iter().zip(&ours).filter(|(_, ours)| !**ours) {
+        eprintln!(
+            "skipped {}: not an MCP Description document or capture",
+            render::safe::escape(&input.display)
+        );
+    }
+    let checked = ours.iter().filter(|o| **o).count();
+    eprintln!(
+        "mcpdesc: {} to check, {} skipped",
+        render::plural(checked, "file", "files"),
+        passed_over.len() + ours.len() - checked
+    );
+    Ok(ExitCode::from(0))
+}
+
+/// The bytes of one input.
+fn read_input(engine: &Engine, input: &Input, stdin: Option<&[u8]>) -> Result<Vec<u8>, String> {
+    match &input.source {
+        Source::Missing(why) => Err(why.clone()),
+        Source::Stdin => Ok(stdin.unwrap_or_default().to_vec()),
+        Source::File(path) => inputs::read_document(path, engine.limits().max_input_bytes)
+            .map_err(|e| format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// Whether an input is a description or a capture: `None` when it is someone else's,
+/// otherwise its parsed document when it parses, so that it is parsed once.
+fn recognised<'b>(
+    engine: &Engine,
+    name: &str,
+    bytes: &'b [u8],
+    format: mcpdesc_core::Format,
+) -> Option<Option<Document<'b>>> {
+    if format == mcpdesc_core::Format::Capture || recognize::is_ours_by_name(name) {
+        return Some(None);
+    }
+    match Document::parse(bytes, format, engine.limits()) {
+        Ok(doc) => recognize::is_ours(engine, &doc, name).then_some(Some(doc)),
+        Err(_) => {
+            recognize::may_be_ours(engine, &String::from_utf8_lossy(bytes), name).then_some(None)
+        }
+    }
+}
+
+/// Reads and validates one input; `None` when `recognise` asks whether it is a description
+/// or capture and it is not.
+fn check(
+    engine: &Engine,
+    input: &Input,
+    stdin: Option<&[u8]>,
+    format: mcpdesc_core::Format,
+    recognise: bool,
+) -> Option<FileResult> {
     let mut result = FileResult {
         path: input.display.clone(),
         source: None,
@@ -311,21 +504,22 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>, kind: InputKind) 
         baselined: 0,
         release: None,
     };
-    let bytes = match &input.source {
-        Source::Missing(why) => Err(why.clone()),
-        Source::Stdin => Ok(stdin.unwrap_or_default().to_vec()),
-        Source::File(path) => inputs::read_document(path, engine.limits().max_input_bytes)
-            .map_err(|e| format!("cannot read {}: {e}", path.display())),
-    };
-    let bytes = match bytes {
+    let bytes = match read_input(engine, input, stdin) {
         Ok(b) => b,
         Err(message) => {
             result.io_error = true;
             result.load_error = Some(LoadFailure::new("io-error", message, 0, 0));
-            return result;
+            return Some(result);
         }
     };
-    let report = engine.validate_bytes(&bytes, kind.format(&input.display));
+    let report = if recognise {
+        match recognised(engine, &input.display, &bytes, format)? {
+            Some(doc) => engine.validate_document(&doc),
+            None => engine.validate_bytes(&bytes, format),
+        }
+    } else {
+        engine.validate_bytes(&bytes, format)
+    };
     // The text is kept for excerpts and suppressions only; a clean document's is dropped
     // here rather than copied, which matters for large documents in large batches.
     let text = mcpdesc_project::findings::source_text(bytes);
@@ -336,7 +530,7 @@ fn check(engine: &Engine, input: &Input, stdin: Option<&[u8]>, kind: InputKind) 
     result.diagnostics = report.diagnostics;
     result.load_error = report.load_error;
     result.release = Some(report.release);
-    result
+    Some(result)
 }
 
 /// A progress bar on standard error, shown only on a terminal and only once the batch has

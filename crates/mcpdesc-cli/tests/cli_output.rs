@@ -74,8 +74,43 @@ fn sarif_snapshot() {
 
 #[test]
 fn github_snapshot() {
-    let run = validate(&["--format", "github", SET[0], SET[1]]);
+    // Annotation paths are relative to the checkout, here the project itself.
+    let mut args = vec!["validate", "--color", "never", "--format", "github"];
+    args.extend_from_slice(&SET);
+    let run = support::mcpdesc_in_workspace(&project(), Some(&project()), args);
     insta::assert_snapshot!("github", snapshot_run(&run));
+}
+
+#[test]
+fn github_paths_are_relative_to_the_checkout_wherever_the_run_starts() {
+    let servers = project().join("servers");
+    let parent = project().join("..");
+    let run = support::mcpdesc_in_workspace(
+        &servers,
+        Some(&parent),
+        [
+            "validate",
+            "--format",
+            "github",
+            ".",
+            "../legacy/archive.yaml",
+        ],
+    );
+    let files: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.split("file=").nth(1)?.split(',').next())
+        .collect();
+    assert!(!files.is_empty(), "{}", run.output());
+    for file in files {
+        assert!(
+            file == "project/servers/calendar.yaml"
+                || file == "project/servers/registry.json"
+                || file == "project/legacy/archive.yaml",
+            "{file}: {}",
+            run.output()
+        );
+    }
 }
 
 #[test]

@@ -17,6 +17,7 @@ use mcpdesc_project::config::{self, Config, Discovery};
 use mcpdesc_project::engine::EngineError;
 use mcpdesc_project::error_text::with_causes;
 use mcpdesc_project::findings::Policy;
+use mcpdesc_project::recognize;
 
 /// What the loop asks of the worker.
 pub(crate) enum Job {
@@ -217,7 +218,7 @@ impl Worker {
         let text = job.text.as_str();
         let parsed = Document::parse_str(text, format, engine.limits());
         let (mut findings, doc, release) = match parsed {
-            Ok(doc) if !is_ours(&engine, &doc, &job.name) => {
+            Ok(doc) if !recognize::is_ours(&engine, &doc, &job.name) => {
                 // Editors attach the server to every JSON or YAML file; only descriptions
                 // and captures are judged.
                 checked.engine = Some(engine);
@@ -231,7 +232,7 @@ impl Worker {
                     report.release,
                 )
             }
-            Err(_) if !mentions_spec_version(&engine, text, &job.name) => {
+            Err(_) if !recognize::may_be_ours(&engine, text, &job.name) => {
                 checked.engine = Some(engine);
                 return checked;
             }
@@ -264,42 +265,6 @@ impl Worker {
         checked.engine = Some(engine);
         checked
     }
-}
-
-/// Whether a document is one the catalogue judges: a capture, a document that names its
-/// specification version where the catalogue says (`spec-version-pointer`), or one named
-/// `*.mcpdesc.json`/`.yaml`/`.yml` (or `mcpdesc.*`) that does not yet.
-fn is_ours(engine: &Engine, doc: &Document<'_>, name: &str) -> bool {
-    if doc.format() == mcpdesc_core::Format::Capture {
-        return true;
-    }
-    let file = Path::new(name)
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let named = ["json", "yaml", "yml"]
-        .iter()
-        .any(|e| file.ends_with(&format!(".mcpdesc.{e}")) || file == format!("mcpdesc.{e}"));
-    named
-        || engine.releases().releases().iter().any(|c| {
-            c.def
-                .spec_version_pointer
-                .as_deref()
-                .is_some_and(|p| doc.root().pointer(p).is_some())
-        })
-}
-
-/// For a text that does not parse: whether it looks like one of ours all the same.
-fn mentions_spec_version(engine: &Engine, text: &str, name: &str) -> bool {
-    name.ends_with(".ndjson")
-        || name.ends_with(".jsonl")
-        || engine.releases().releases().iter().any(|c| {
-            c.def
-                .spec_version_pointer
-                .as_deref()
-                .and_then(mcpdesc_core::document::pointer::last)
-                .is_some_and(|member| text.contains(member.as_ref()))
-        })
 }
 
 /// The engine, selection and rule-page links of one combination of settings.

@@ -12,6 +12,9 @@
 //! reason = "legacy servers predate elicitation"
 //! ```
 //!
+//! `include`, `exclude` and `extend-exclude` under `[validate]` choose the files a directory
+//! walk considers, as gitignore-style patterns relative to the file.
+//!
 //! The file is found by walking up from each input's directory; `--config FILE` names one for
 //! every input. Paths in the file are relative to the directory that holds it.
 
@@ -70,6 +73,19 @@ pub struct Defaults {
     pub baseline: Option<PathBuf>,
     /// Whether a directory or glob that yields no document may pass, as `--allow-empty-input`.
     pub allow_empty_input: Option<bool>,
+    /// Gitignore-style patterns of the files a directory walk considers, relative to the
+    /// configuration file, as `--include` [default: every `*.json`, `*.yaml`, `*.yml`,
+    /// `*.ndjson`, `*.jsonl`].
+    pub include: Option<Vec<String>>,
+    /// Gitignore-style patterns of the files and directories a walk leaves out, relative to
+    /// the configuration file; replaces the default list, as `--exclude`.
+    pub exclude: Option<Vec<String>>,
+    /// Patterns left out in addition to `exclude` (or the default list), as
+    /// `--extend-exclude`.
+    pub extend_exclude: Option<Vec<String>>,
+    /// Whether `exclude` and the recognition of descriptions apply to files named on the
+    /// command line too, as `--force-exclude`.
+    pub force_exclude: Option<bool>,
 }
 
 /// The output formats of `mcpdesc validate`.

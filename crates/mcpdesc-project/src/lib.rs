@@ -1,5 +1,5 @@
 //! What the `mcpdesc` command line and its language server share about a project: the
-//! `mcpdesc.toml` configuration and its discovery, in-document suppressions, the policy every
+//! `mcpdesc.toml` configuration and its discovery, which files are ours, in-document suppressions, the policy every
 //! finding goes through before anyone sees it, loading the engine a run's rules ask for, and
 //! the escaping of untrusted text.
 //!
@@ -10,5 +10,6 @@ pub mod engine;
 pub mod error_text;
 pub mod findings;
 pub mod live_rules;
+pub mod recognize;
 pub mod safe;
 pub mod suppress;

@@ -37,11 +37,22 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
+    mcpdesc_in_workspace(dir, None, args)
+}
+
+/// Runs `mcpdesc ARGS` in `dir` as a workflow step of a checkout at `workspace` would (none:
+/// outside any workflow), which `--format github` makes its paths relative to.
+pub(crate) fn mcpdesc_in_workspace<I, S>(dir: &Path, workspace: Option<&Path>, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpdesc"));
+    command.current_dir(dir).env_remove("GITHUB_WORKSPACE");
+    if let Some(workspace) = workspace {
+        command.env("GITHUB_WORKSPACE", workspace);
+    }
+    let out = command.args(args).output().unwrap();
     Run {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
