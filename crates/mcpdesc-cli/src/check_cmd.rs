@@ -2,8 +2,8 @@
 //! version the description declares, and reports where the two disagree, together with
 //! the traffic rules' findings on every message exchanged.
 
-use std::path::PathBuf;
 use crate::exit::ExitCode;
+use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
 use mcpdesc_core::{Diagnostic, Document, Engine, Format, Report};

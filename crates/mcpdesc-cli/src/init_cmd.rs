@@ -2,8 +2,8 @@
 //! reports in each protocol version it negotiates, checked by the rules before it is
 //! written.
 
-use std::path::PathBuf;
 use crate::exit::ExitCode;
+use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
 use mcpdesc_core::{Document, Format, Limits, Severity};

@@ -37,6 +37,10 @@ pub struct EvalCtx<'d> {
     pub limits: &'d Limits,
 }
 
+/// The placeholder of a finding's "did you mean" name. A template that does not place it
+/// gets it appended, so every rule built on a check that guesses names offers the guess.
+pub const SUGGESTION: &str = "suggestion";
+
 /// A finding before it becomes a diagnostic: where, and the values its message needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {

@@ -21,7 +21,7 @@ use crate::rules::{Catalogue, Rule};
 use crate::traffic::DocumentKind;
 use crate::versions::VersionSet;
 
-use context::{excerpt, DocCache, EvalCtx, Finding, LimitExceeded};
+use context::{excerpt, DocCache, EvalCtx, Finding, LimitExceeded, SUGGESTION};
 use scope::ScopeMap;
 use template::fill_versions;
 
@@ -429,7 +429,12 @@ fn run_rule(
         }
         let template = c.message.as_ref().unwrap_or(&rule.message);
         for f in findings.drain(..) {
-            let message = template.render(|name| common_param(&f, name, cx));
+            let mut message = template.render(|name| common_param(&f, name, cx));
+            if let Some(meant) = f.param(SUGGESTION) {
+                if !template.params().contains(SUGGESTION) {
+                    message = format!("{message}; did you mean `{meant}`?");
+                }
+            }
             raws.push(Raw {
                 rule: index,
                 pointer: f.pointer,
