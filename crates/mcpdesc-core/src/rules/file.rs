@@ -671,6 +671,11 @@ pub struct RuleDef {
     /// Whether findings count at their severity (`internal`) or never worse than a warning
     /// (`advisory`).
     pub enforcement: Enforcement,
+    /// Whether a finding states a limit of the validation rather than a problem of the
+    /// document (`true`): the strict profile reports it at its own severity instead of
+    /// promoting it to an error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub informational: bool,
     /// Whether the rule applies in each protocol version: one value for every version, or a
     /// table (see [`ApplicabilityDef`]).
     pub applicability: ApplicabilityDef,
