@@ -50,14 +50,16 @@ pub(crate) fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> String {
         if let Some(le) = r.unclaimed_load_error() {
             t += 1;
             e += 1;
+            let at = match super::load_error_position(le) {
+                Some((l, c)) => format!("{path}:{l}:{c}"),
+                None => path.to_string(),
+            };
             let _ = writeln!(
                 cases,
-                "    <testcase classname=\"{path}\" name=\"{}\">\n      <error type=\"{}\" message=\"{}\">{path}:{}:{}: {}</error>\n    </testcase>",
+                "    <testcase classname=\"{path}\" name=\"{}\">\n      <error type=\"{}\" message=\"{}\">{at}: {}</error>\n    </testcase>",
                 esc(le.code),
                 esc(le.code),
                 line(&le.message),
-                le.line,
-                le.column,
                 line(&le.message)
             );
         }
