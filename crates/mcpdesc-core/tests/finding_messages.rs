@@ -114,3 +114,35 @@ fn a_guess_never_names_a_member_the_object_already_has() {
          remove it or rename it to an `x-` extension",
     );
 }
+
+#[test]
+fn a_misspelt_schema_type_is_named_at_the_keyword_with_the_type_meant() {
+    let text = doc(
+        "protocolVersions",
+        r#"[{"name": "t", "inputSchema": {"type": "object", "properties": {"x": {"type": "strin"}}}}]"#,
+    );
+    let report = common::engine().validate_str(&text, Format::Json);
+    let found: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == "mcp.tool.schema-valid-for-dialect")
+        .collect();
+    assert_eq!(found.len(), 1, "{:#?}", report.diagnostics);
+    let d = found[0];
+    assert_eq!(
+        d.message,
+        "tool schema is not a valid JSON Schema: `strin` at `/properties/x/type` is not a JSON \
+         Schema type; did you mean `string`?"
+    );
+    // The finding is the schema's, as the corpus of the specification has it; its position is
+    // the keyword at fault: line 5, where `"type": "strin"` is, not `inputSchema`.
+    assert_eq!(d.pointer, "/tools/0/inputSchema");
+    let line = text.lines().nth(d.line as usize - 1).unwrap();
+    let from_column: String = line.chars().skip(d.column as usize - 1).collect();
+    assert!(
+        from_column.starts_with(r#""type": "strin""#),
+        "{}:{} is at {from_column:?}",
+        d.line,
+        d.column
+    );
+}

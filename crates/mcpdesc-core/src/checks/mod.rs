@@ -17,6 +17,7 @@ mod load_error;
 mod local_reference;
 mod matches_entry;
 mod membership;
+mod meta_schema_report;
 mod named_entry;
 mod non_empty;
 mod parsed_files;

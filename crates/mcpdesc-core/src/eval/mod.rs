@@ -21,7 +21,7 @@ use crate::rules::{Catalogue, Rule};
 use crate::traffic::DocumentKind;
 use crate::versions::VersionSet;
 
-use context::{excerpt, DocCache, EvalCtx, Finding, LimitExceeded, SUGGESTION};
+use context::{excerpt, DocCache, EvalCtx, Finding, LimitExceeded, POSITION, SUGGESTION};
 use scope::ScopeMap;
 use template::fill_versions;
 
@@ -114,6 +114,8 @@ impl Selection {
 struct Raw {
     rule: usize,
     pointer: String,
+    /// Where the diagnostic's position is, when not at `pointer` (see [`POSITION`]).
+    position: Option<String>,
     message: String,
     versions: VersionSet,
 }
@@ -437,6 +439,7 @@ fn run_rule(
             }
             raws.push(Raw {
                 rule: index,
+                position: f.param(POSITION).map(str::to_owned),
                 pointer: f.pointer,
                 message,
                 versions,
@@ -459,10 +462,11 @@ fn common_param(f: &Finding, name: &str, cx: &EvalCtx<'_>) -> Option<String> {
 
 /// Merges findings that differ only in their version, and fixes severities per version.
 fn merge(cat: &Catalogue, doc: &Document<'_>, raws: Vec<Raw>) -> Vec<Diagnostic> {
-    let mut order: Vec<(usize, String, String)> = Vec::new();
-    let mut merged: HashMap<(usize, String, String), VersionSet> = HashMap::new();
+    type Key = (usize, String, String, Option<String>);
+    let mut order: Vec<Key> = Vec::new();
+    let mut merged: HashMap<Key, VersionSet> = HashMap::new();
     for r in raws {
-        let key = (r.rule, r.pointer, r.message);
+        let key = (r.rule, r.pointer, r.message, r.position);
         match merged.get_mut(&key) {
             Some(set) => *set = set.union(r.versions),
             None => {
@@ -474,7 +478,7 @@ fn merge(cat: &Catalogue, doc: &Document<'_>, raws: Vec<Raw>) -> Vec<Diagnostic>
     let mut out = Vec::new();
     for key in order {
         let versions = merged[&key];
-        let (index, ptr, message) = key;
+        let (index, ptr, message, position) = key;
         let rule = &cat.rules[index];
         let severity = cap(rule, rule.severity);
         let warned = versions.intersection(rule.warns);
@@ -487,7 +491,7 @@ fn merge(cat: &Catalogue, doc: &Document<'_>, raws: Vec<Raw>) -> Vec<Diagnostic>
                     (warned, Severity::Warning),
                 ]
             };
-        let pos = doc.key_position(&ptr);
+        let pos = doc.key_position(position.as_deref().unwrap_or(&ptr));
         for (set, sev) in groups {
             if set.is_empty() && !versions.is_empty() {
                 continue;
