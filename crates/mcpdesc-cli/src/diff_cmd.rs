@@ -1,9 +1,9 @@
 //! `mcpdesc diff`: the impact of a rule change on a corpus, as Markdown for a pull-request
 //! comment or as JSON.
 
-use crate::exit::ExitCode;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use crate::exit::ExitCode;
 
 use anyhow::{Context, Result};
 use mcpdesc_authoring::corpus::collect;

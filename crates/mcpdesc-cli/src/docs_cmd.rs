@@ -1,9 +1,9 @@
 //! `mcpdesc docs`: writes the rule pages of every loaded release, generated from the rule
 //! files, or checks that the committed ones are current.
 
-use crate::exit::ExitCode;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use crate::exit::ExitCode;
 
 use anyhow::Result;
 use mcpdesc_authoring::corpus::pages;

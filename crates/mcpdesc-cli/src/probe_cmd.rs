@@ -1,8 +1,8 @@
 //! `mcpdesc probe-server`: starts (or connects to) an MCP server, negotiates each protocol
 //! version and prints what the server offers in each, as JSON.
 
-use crate::exit::ExitCode;
 use std::path::PathBuf;
+use crate::exit::ExitCode;
 
 use anyhow::{Context as _, Result};
 

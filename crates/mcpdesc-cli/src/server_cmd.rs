@@ -1,7 +1,7 @@
 //! `mcpdesc server`: its flags, handed to the language server.
 
-use crate::exit::ExitCode;
 use std::path::PathBuf;
+use crate::exit::ExitCode;
 use std::time::Duration;
 
 use anyhow::Result;

@@ -1,9 +1,9 @@
 //! `mcpdesc test`: the fixture regression runner (sidecars, folder conventions, declared
 //! examples, registry checks) and its text, JUnit and JSON renderings.
 
-use crate::exit::ExitCode;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use crate::exit::ExitCode;
 
 use anyhow::Result;
 use mcpdesc_authoring::corpus::runner::{self, FixtureOutcome, SidecarState, TestOptions, TestRun};

@@ -2,9 +2,9 @@
 //! apply configuration ignores, in-document suppressions, the strict profile and the
 //! baseline, render, and choose the exit code.
 
-use crate::exit::ExitCode;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
+use crate::exit::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
