@@ -6,7 +6,7 @@
 //! two or more declarations of the same entry hold alike is put in the components the site
 //! accepts, and each of those declarations refers to it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use mcpdesc_core::internal::rules::file::{LiveListDef, ReferencesDef};
 use serde_json::{Map, Value};
@@ -104,14 +104,17 @@ fn text_len(value: &Value) -> usize {
 /// The declarations of `items` by the value of their `key` member, in order of first use.
 fn by_key(items: &[Value], key: &str) -> Vec<(String, Vec<usize>)> {
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    // Where each key's group is: a server may list hundreds of thousands of entries.
+    let mut at: HashMap<&str, usize> = HashMap::new();
     for (i, item) in items.iter().enumerate() {
         let Some(k) = item.get(key).and_then(Value::as_str) else {
             continue;
         };
-        match groups.iter_mut().find(|(g, _)| g == k) {
-            Some((_, members)) => members.push(i),
-            None => groups.push((k.to_owned(), vec![i])),
-        }
+        let group = *at.entry(k).or_insert_with(|| {
+            groups.push((k.to_owned(), Vec::new()));
+            groups.len() - 1
+        });
+        groups[group].1.push(i);
     }
     groups
 }
