@@ -69,7 +69,7 @@ impl Check for Closed {
                     .allowed
                     .iter()
                     .map(String::as_str)
-                    .filter(|a| !obj.contains_key(*a));
+                    .filter(|a| !obj.contains_key(a));
                 if let Some(meant) = closest(k, absent) {
                     finding = finding.with(SUGGESTION, meant);
                 }
