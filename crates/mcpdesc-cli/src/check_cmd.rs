@@ -197,7 +197,7 @@ pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
 }
 
 /// The server's reports in description terms: each version's entries and capabilities as
-/// the description `init --from-server` would write has them for that version. What a
+/// the description `init` would write has them for that version. What a
 /// server sends that no description may declare for the version (a member the version
 /// lacks, say) is left out there, so it is not reported as a difference here either; the
 /// traffic rules judge what the server sent.

@@ -433,7 +433,7 @@ pub struct CatalogueDef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traffic: Option<TrafficDef>,
     /// How a live server is spoken to and its answers lined up with a description
-    /// (`mcpdesc check-server`, `mcpdesc init --from-server`).
+    /// (`mcpdesc check-server`, `mcpdesc init`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub live: Option<LiveDef>,
 }
@@ -462,7 +462,7 @@ pub struct LiveDef {
     pub cursor: LiveCursorDef,
     /// Names of the members of handshake and discovery messages.
     pub members: LiveMembersDef,
-    /// How `mcpdesc init --from-server` makes a description from what a server reports.
+    /// How `mcpdesc init` makes a description from what a server reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init: Option<LiveInitDef>,
     /// How the description's examples are run against the server (`--call-examples`).
@@ -582,7 +582,7 @@ pub struct LiveCursorDef {
     pub next: String,
 }
 
-/// The parts of a description that `mcpdesc init --from-server` fills from a server's answers
+/// The parts of a description that `mcpdesc init` fills from a server's answers
 /// (the collections come from `lists` and `capabilities`).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
