@@ -146,3 +146,24 @@ fn a_misspelt_schema_type_is_named_at_the_keyword_with_the_type_meant() {
         d.column
     );
 }
+
+#[test]
+fn a_message_that_names_the_only_allowed_member_is_not_repeated() {
+    let text = r#"{
+  "mcpdesc": "0.8.0",
+  "info": {"name": "x", "version": "1.0.0", "titel": "X"},
+  "protocolVersions": ["2025-11-25"],
+  "capabilities": [{"tools": {"listchanged": true}}]
+}"#;
+    let found = findings(text);
+    assert_has(
+        &found,
+        "mcpdesc.info.closed /info/titel: `info` has no member `titel`; remove it or prefix an \
+         extension with `x-`; did you mean `title`?",
+    );
+    assert_has(
+        &found,
+        "mcpdesc.capabilities.shape /capabilities/0/tools/listchanged: `listchanged` is not a \
+         flag of this capability; only `listChanged` (and `x-*`) is defined",
+    );
+}

@@ -31,7 +31,7 @@ pub(super) const SPEC: CheckSpec = CheckSpec {
     summary: "An object has only members named in `allowed` or matching one of `patterns`; a \
               finding at each other member. `{suggestion}` is the allowed member the object \
               lacks that is closest to it (same but for case, then fewest edits), if any; a \
-              message that does not place it ends with \"did you mean\" and it.",
+              message that neither places nor names it ends with \"did you mean\" and it.",
     params: &["field", SUGGESTION],
     compile: |m: &Map<_, _>, cx: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         let o = options::<Options>(m)?;

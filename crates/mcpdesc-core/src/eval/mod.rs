@@ -433,8 +433,11 @@ fn run_rule(
         for f in findings.drain(..) {
             let mut message = template.render(|name| common_param(&f, name, cx));
             if let Some(meant) = f.param(SUGGESTION) {
-                if !template.params().contains(SUGGESTION) {
-                    message = format!("{message}; did you mean `{meant}`?");
+                let quoted = format!("`{meant}`");
+                // A message that names the member already (`only `listChanged` is
+                // defined`) has said it.
+                if !template.params().contains(SUGGESTION) && !message.contains(&quoted) {
+                    message = format!("{message}; did you mean {quoted}?");
                 }
             }
             raws.push(Raw {
