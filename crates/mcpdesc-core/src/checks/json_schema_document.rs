@@ -300,7 +300,7 @@ impl Check for JsonSchemaDocument {
         if let Some(e) = error {
             // Failing the meta-schema is said in our words, at the keyword at fault; what
             // fails only to compile (a reference, a regular expression) in the library's.
-            let finding = match super::meta_schema_report::explain(&schema.to_value(), draft) {
+            let finding = match super::schema_errors::explain(&schema.to_value(), draft) {
                 Some((at, words)) => Finding::new(node.pointer)
                     .with("error", words)
                     .with(POSITION, format!("{}{at}", node.pointer)),
