@@ -6,7 +6,7 @@ use crate::exit::ExitCode;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
-use mcpdesc_core::{Diagnostic, Document, Engine, Format, Report};
+use mcpdesc_core::{Diagnostic, Document, Engine, Format, Limits, Report};
 use serde_json::Value;
 
 use crate::cli::RulesArgs;
@@ -182,7 +182,7 @@ pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
 }
 
 /// The server's reports in description terms: each version's entries and capabilities as
-/// the description `init --from-server` would write has them for that version. What a
+/// the description `init` would write has them for that version. What a
 /// server sends that no description may declare for the version (a member the version
 /// lacks, say) is left out there, so it is not reported as a difference here either; the
 /// traffic rules judge what the server sent.
@@ -194,9 +194,12 @@ fn projected(
     let Ok(draft) = mcpdesc_live::init::draft(engine, &reports) else {
         return reports;
     };
-    let root = &draft.document;
-    let compact = Document::from_value(root);
+    let compact = Document::from_value(&draft.document);
     let cat = engine.catalogue_for(compact.root());
+    // The draft writes what its declarations share once, in components; the server's
+    // entries are whole.
+    let resolved = cat.resolve_references(compact.root(), &Limits::default());
+    let root = &resolved;
     let scopes = cat.scopes(compact.root());
     let member = cat.def.scope.member.as_str();
     let in_scope = |coll: &str, v| -> Vec<Value> {

@@ -40,9 +40,9 @@ pub(crate) enum Command {
     /// errors, 2: the server could not be reached at all).
     #[cfg(feature = "live")]
     ProbeServer(crate::probe_cmd::ProbeServerArgs),
-    /// Write a starting description of a live server (`--from-server`) from what it reports
-    /// in each protocol version it negotiates, checked by the rules (exit 0: no errors, 1: the
-    /// description has errors and is written anyway, 2: nothing could be written).
+    /// Write a starting description of a live server (`-- COMMAND` or `--url`) from what it
+    /// reports in each protocol version it negotiates, checked by the rules (exit 0: no errors,
+    /// 1: the description has errors and is written anyway, 2: nothing could be written).
     #[cfg(feature = "live")]
     Init(crate::init_cmd::InitArgs),
     /// Validate a description and check it against its running server in every protocol

@@ -1,4 +1,4 @@
-//! How the commands that talk to a live MCP server (`probe-server`, `init --from-server`,
+//! How the commands that talk to a live MCP server (`probe-server`, `init`,
 //! `check-server`) are told where it is and how long to wait for it.
 
 use std::ffi::OsString;

@@ -228,6 +228,60 @@ fn a_missing_file_does_not_stop_the_others() {
 }
 
 #[test]
+fn an_unreadable_file_has_no_position_in_any_format() {
+    // Nothing was read, so there is no line to point at: every format names the file alone,
+    // never `0:0`.
+    let json = validate(&["--format", "json", "nope.json"]);
+    assert_eq!(json.code, Some(2), "{}", json.output());
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let load_error = &v["files"][0]["loadError"];
+    assert_eq!(load_error["code"], "io-error");
+    assert!(
+        load_error["line"].is_null() && load_error["column"].is_null(),
+        "{load_error}"
+    );
+
+    let text = validate(&["nope.json"]);
+    assert!(
+        text.stdout
+            .starts_with("nope.json: error[io-error] cannot read nope.json"),
+        "{}",
+        text.output()
+    );
+    let github = validate(&["--format", "github", "nope.json"]);
+    assert!(
+        github
+            .stdout
+            .starts_with("::error file=nope.json,title=io-error::"),
+        "{}",
+        github.output()
+    );
+    let junit = validate(&["--format", "junit", "nope.json"]);
+    assert!(
+        junit.stdout.contains(">nope.json: cannot read nope.json"),
+        "{}",
+        junit.output()
+    );
+    let sarif = validate(&["--format", "sarif", "nope.json"]);
+    let v: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let notification = &v["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    assert_eq!(
+        notification["descriptor"]["id"], "io-error",
+        "{notification}"
+    );
+    let location = &notification["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "nope.json");
+    assert!(location.get("region").is_none(), "{location}");
+    for run in [&json, &text, &github, &junit, &sarif] {
+        assert!(
+            !run.stdout.contains(":0:0") && !run.stdout.contains("\"line\": 0"),
+            "{}",
+            run.output()
+        );
+    }
+}
+
+#[test]
 fn unknown_protocol_version_is_a_usage_error_listing_the_known_ones() {
     let run = validate(&["--protocol-version", "2030-01-01", "servers"]);
     assert_eq!(run.code, Some(2));

@@ -1,5 +1,5 @@
 //! `check-server --call-examples` against the official `server-everything`: the examples
-//! of a description written by `init --from-server` (a tool's, a resource's, a resource
+//! of a description written by `init` (a tool's, a resource's, a resource
 //! template's and a prompt's, added here) are run against the server and their results
 //! compared by shape, not value; without the flag no example is run. And the round trip of
 //! `live_roundtrip.rs` over Streamable HTTP.

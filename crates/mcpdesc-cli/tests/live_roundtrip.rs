@@ -1,4 +1,4 @@
-//! A description written by `init --from-server` checks clean against the server it came
+//! A description written by `init` checks clean against the server it came
 //! from; a copy edited by hand (one tool renamed, one schema changed, one capability dropped)
 //! gives exactly those three findings. Against the official `server-everything` and a
 //! server written with the official Python SDK.

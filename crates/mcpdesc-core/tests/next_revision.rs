@@ -294,7 +294,7 @@ fn amendments_are_checked_where_they_are_written() {
             "catalogue.yaml:16:5: unknown field `levl`; did you mean `level`?",
             "catalogue.yaml:17:5: an amendment changes at least one member of the rule",
             "catalogue.yaml:19:9: cannot amend rule `mcpdesc.tool.requird`: release 0.8.0 has no such rule; did you mean `mcpdesc.tool.required`?",
-            "catalogue.yaml:24:14: message template uses unknown placeholder(s) nope; available: actual, expected, field, key, pointer, type, value, versions",
+            "catalogue.yaml:24:14: message template uses unknown placeholder(s) nope; available: actual, expected, field, key, pointer, suggestion, type, value, versions",
         ],
         "{found:#?}"
     );

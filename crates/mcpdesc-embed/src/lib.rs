@@ -94,11 +94,14 @@ impl Validator {
     /// invalid [`Outcome`] with its [`LoadFailure`].
     pub fn validate(&self, input: &Input) -> Result<Outcome, Error> {
         let (report, format, positioned) = input.validate_with(&self.engine)?;
+        let catalogue = self.engine.catalogue();
+        let promoted =
+            |rule: &str| self.strict && !catalogue.rule(rule).is_some_and(|r| r.def.informational);
         Ok(Outcome::new(
             report,
             format,
             input.name(),
-            self.strict,
+            &promoted,
             positioned,
         ))
     }

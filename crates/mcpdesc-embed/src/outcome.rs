@@ -61,7 +61,7 @@ impl Outcome {
         report: Report,
         format: Format,
         name: Option<&str>,
-        strict: bool,
+        promoted: &dyn Fn(&str) -> bool,
         positioned: bool,
     ) -> Outcome {
         let position = |n: u32| (positioned && n > 0).then_some(n);
@@ -69,7 +69,7 @@ impl Outcome {
             .diagnostics
             .into_iter()
             .map(|d: Diagnostic| {
-                let severity = if strict && d.severity == Severity::Warning {
+                let severity = if d.severity == Severity::Warning && promoted(&d.rule) {
                     Severity::Error
                 } else {
                     d.severity

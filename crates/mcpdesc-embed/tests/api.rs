@@ -228,6 +228,22 @@ fn strict_promotes_warnings() {
 }
 
 #[test]
+fn strict_leaves_a_note_on_the_validation_itself_a_warning() {
+    // A legacy revision is only partly checked: the rules say so, and the document is not
+    // at fault for it, strict or not.
+    let text = VALID.replace(r#"["2025-11-25"]"#, r#"["2024-11-05", "2025-11-25"]"#);
+    let strict = validator(Options {
+        strict: true,
+        ..Options::default()
+    })
+    .validate(&Input::text(&text))
+    .unwrap();
+    assert!(strict.valid, "{strict:?}");
+    assert_eq!(strict.count("error"), 0, "{strict:?}");
+    assert_eq!(strict.count("warning"), 1, "{strict:?}");
+}
+
+#[test]
 fn rule_directories_replace_the_catalogue_and_report_positions() {
     let fictional = workspace().join("crates/mcpdesc-core/tests/releases/fictional");
     let v = validator(Options {

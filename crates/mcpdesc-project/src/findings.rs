@@ -77,8 +77,12 @@ impl Policy<'_> {
             });
         }
         if self.strict {
+            // A note on what the validator could not establish is no fault of the document:
+            // promoting it would fail every strict run of a document covering that revision.
+            let informational =
+                |id: &str| self.catalogue.rule(id).is_some_and(|r| r.def.informational);
             for d in diagnostics.iter_mut() {
-                if d.severity == Severity::Warning {
+                if d.severity == Severity::Warning && !informational(&d.rule) {
                     d.severity = Severity::Error;
                 }
             }

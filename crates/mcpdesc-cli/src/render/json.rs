@@ -19,7 +19,7 @@ struct JsonFile<'a> {
     valid: bool,
     diagnostics: Vec<JsonDiagnostic<'a>>,
     #[serde(rename = "loadError", skip_serializing_if = "Option::is_none")]
-    load_error: Option<&'a LoadFailure>,
+    load_error: Option<JsonLoadError<'a>>,
     #[serde(skip_serializing_if = "is_zero")]
     suppressed: usize,
     #[serde(skip_serializing_if = "is_zero")]
@@ -32,6 +32,28 @@ struct JsonDiagnostic<'a> {
     diagnostic: &'a Diagnostic,
     #[serde(rename = "docUrl", skip_serializing_if = "Option::is_none")]
     doc_url: Option<String>,
+}
+
+/// A load failure; `line` and `column` are `null` when it has no position (a file that
+/// could not be read at all), as in the Node and Python results, never a made-up `0`.
+#[derive(Serialize)]
+struct JsonLoadError<'a> {
+    code: &'a str,
+    message: &'a str,
+    line: Option<u32>,
+    column: Option<u32>,
+}
+
+impl<'a> From<&'a LoadFailure> for JsonLoadError<'a> {
+    fn from(e: &'a LoadFailure) -> Self {
+        let at = super::load_error_position(e);
+        JsonLoadError {
+            code: e.code,
+            message: &e.message,
+            line: at.map(|(line, _)| line),
+            column: at.map(|(_, column)| column),
+        }
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -53,7 +75,7 @@ pub(crate) fn json(results: &[FileResult], ctx: &RenderContext<'_>) -> Result<St
                     doc_url: ctx.doc_url(r, &d.rule),
                 })
                 .collect(),
-            load_error: r.load_error.as_ref(),
+            load_error: r.load_error.as_ref().map(JsonLoadError::from),
             suppressed: r.suppressed,
             baselined: r.baselined,
         })

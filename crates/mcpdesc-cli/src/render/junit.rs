@@ -53,16 +53,15 @@ pub(crate) fn junit(results: &[FileResult], ctx: &RenderContext<'_>) -> anyhow::
         let mut suite = TestSuite::new(path.as_str());
         suite.add_property(Property::new("profile", ctx.profile()));
         if let Some(le) = r.unclaimed_load_error() {
+            let at = match super::load_error_position(le) {
+                Some((l, c)) => format!("{path}:{l}:{c}"),
+                None => path.to_string(),
+            };
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
             status
                 .set_type(line(le.code))
                 .set_message(line(&le.message))
-                .set_description(format!(
-                    "{path}:{}:{}: {}",
-                    le.line,
-                    le.column,
-                    line(&le.message)
-                ));
+                .set_description(format!("{at}: {}", line(&le.message)));
             let mut case = TestCase::new(line(le.code), status);
             case.set_classname(path.as_str());
             suite.add_test_case(case);

@@ -64,6 +64,12 @@ impl FileResult {
     }
 }
 
+/// Where a load failure is, as `(line, column)`; `None` for one that has no position (a
+/// file that could not be read at all), which every format then reports for the file alone.
+pub(crate) fn load_error_position(e: &LoadFailure) -> Option<(u32, u32)> {
+    (e.line > 0).then_some((e.line, e.column.max(1)))
+}
+
 pub(crate) use mcpdesc_core::DocUrls;
 
 /// Everything a renderer needs besides the results.

@@ -19,10 +19,11 @@ if "no-prompts" in FLAGS:
 INFO = {"name": "fake", "version": "0.0.1"}
 TOOLS = [{"name": f"tool-{i}", "inputSchema": {"type": "object"}} for i in range(5)]
 RESOURCES = [{"uri": f"file:///r{i}.txt", "name": f"r{i}"} for i in range(3)]
-# "versioned-tools" (for `init --from-server`, tests/live_init.rs) refuses 2024-11-05,
+# "versioned-tools" (for `init`, tests/live_init.rs) refuses 2024-11-05,
 # offering 2025-03-26, and lists tools that differ by version: `stable` in every one,
 # `retired` until 2025-03-26, `added` from 2025-06-18, `changed` reworded from 2025-11-25;
-# with "titled", `stable` has a title in every version.
+# with "titled", `stable` has a title in every version; with "described-schema", every
+# tool's input schema describes a parameter.
 NEGOTIATED = "2026-07-28"
 # "tools=N" lists N tools in one page: the five of "tidy", then as many more that no
 # description declares.
@@ -46,6 +47,9 @@ if "schemaless" in FLAGS:
 
 def versioned_tools(version):
     schema = {"type": "object"}
+    if "described-schema" in FLAGS:
+        schema = {"type": "object", "required": ["query"],
+                  "properties": {"query": {"type": "string", "description": "What to find."}}}
     tools = [{"name": "stable", "description": "Always there.", "inputSchema": schema}]
     if "titled" in FLAGS:
         tools[0]["title"] = "Stable"

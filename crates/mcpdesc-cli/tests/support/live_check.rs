@@ -1,4 +1,4 @@
-//! `init --from-server` and `check-server` against a live server, over standard input and
+//! `init` and `check-server` against a live server, over standard input and
 //! output or Streamable HTTP, and the hand edit of a written description that must give
 //! exactly three findings.
 
@@ -106,12 +106,11 @@ pub(crate) fn check(description: &Path, flags: &[&OsStr], server: &Server) -> Ch
     Checked { run, findings }
 }
 
-/// `init --from-server --format json --out DIR/description.json` from `server`.
+/// `init --format json --out DIR/description.json` from `server`.
 pub(crate) fn init_json(dir: &Path, server: &Server) -> PathBuf {
     let out = dir.join("description.json");
     let mut args: Vec<OsString> = vec![
         "init".into(),
-        "--from-server".into(),
         "--format".into(),
         "json".into(),
         "--out".into(),

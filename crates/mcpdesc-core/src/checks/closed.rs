@@ -6,7 +6,8 @@ use serde_json::Map;
 
 use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::pointer;
-use crate::eval::context::{EvalCtx, Finding};
+use crate::eval::context::{EvalCtx, Finding, SUGGESTION};
+use crate::rules::suggest::closest;
 
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -28,8 +29,10 @@ struct Closed {
 pub(super) const SPEC: CheckSpec = CheckSpec {
     name: "closed",
     summary: "An object has only members named in `allowed` or matching one of `patterns`; a \
-              finding at each other member.",
-    params: &["field"],
+              finding at each other member. `{suggestion}` is the allowed member the object \
+              lacks that is closest to it (same but for case, then fewest edits), if any; a \
+              message that neither places nor names it ends with \"did you mean\" and it.",
+    params: &["field", SUGGESTION],
     compile: |m: &Map<_, _>, cx: &CompileCx<'_>| -> Result<Box<dyn Check>, OptionError> {
         let o = options::<Options>(m)?;
         let patterns = o
@@ -59,7 +62,18 @@ impl Check for Closed {
         for k in obj.keys() {
             if !self.allowed.iter().any(|a| a == k) && !self.patterns.iter().any(|p| p.is_match(k))
             {
-                out.push(Finding::new(pointer::push(node.pointer, k)).with("field", k));
+                let mut finding = Finding::new(pointer::push(node.pointer, k)).with("field", k);
+                // A member the object already has is no rename target: the user would end
+                // up with two of it.
+                let absent = self
+                    .allowed
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|a| !obj.contains_key(a));
+                if let Some(meant) = closest(k, absent) {
+                    finding = finding.with(SUGGESTION, meant);
+                }
+                out.push(finding);
             }
         }
     }

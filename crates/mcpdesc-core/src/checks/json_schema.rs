@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::tree_instance::{failures, TreeJson, TreeValidator as Validator};
 use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::ValueRef;
-use crate::eval::context::{Compiled, EvalCtx, Finding};
+use crate::eval::context::{Compiled, EvalCtx, Finding, POSITION};
 use crate::relpath::RelPath;
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
@@ -161,10 +161,18 @@ impl Check for JsonSchemaCheck {
         };
         for error in failures(&validator, node.value) {
             let suffix = error.instance_path().to_string();
-            out.push(
-                Finding::new(format!("{}{}", node.pointer, suffix))
-                    .with("error", shorten(&error.to_string())),
-            );
+            let mut finding = Finding::new(format!("{}{}", node.pointer, suffix));
+            // An alternative none of which matches is explained by the one that got
+            // furthest, at the node it fails at; the finding stays the alternative's.
+            match super::schema_errors::best_alternative(&error) {
+                Some((deeper, words)) => {
+                    finding = finding
+                        .with("error", shorten(&words))
+                        .with(POSITION, format!("{}{deeper}", node.pointer));
+                }
+                None => finding = finding.with("error", shorten(&error.to_string())),
+            }
+            out.push(finding);
         }
     }
 }

@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use super::json_schema::build;
 use super::{options, Check, CheckSpec, CompileCx, Node, OptionError};
 use crate::document::{pointer, Kind, Tree, ValueRef};
-use crate::eval::context::{EvalCtx, Finding};
+use crate::eval::context::{EvalCtx, Finding, POSITION};
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -298,7 +298,15 @@ impl Check for JsonSchemaDocument {
             |s| build(s, draft),
         );
         if let Some(e) = error {
-            out.push(Finding::new(node.pointer).with("error", e));
+            // Failing the meta-schema is said in our words, at the keyword at fault; what
+            // fails only to compile (a reference, a regular expression) in the library's.
+            let finding = match super::schema_errors::explain(&schema.to_value(), draft) {
+                Some((at, words)) => Finding::new(node.pointer)
+                    .with("error", words)
+                    .with(POSITION, format!("{}{at}", node.pointer)),
+                None => Finding::new(node.pointer).with("error", e),
+            };
+            out.push(finding);
         }
     }
 }

@@ -25,6 +25,7 @@ mod presence;
 mod protocol_schema;
 mod reference;
 mod regexes;
+mod schema_errors;
 mod schema_walk;
 mod scope_sets;
 mod scopes_disjoint;

@@ -20,9 +20,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::json_schema::{build, declared_draft, shorten};
+use super::schema_errors;
 use super::tree_instance::{failures, TreeValidator as Validator};
 use super::{options, relpath, Check, CheckSpec, CompileCx, Node, OptionError, ParsedCell};
-use crate::eval::context::{EvalCtx, Finding};
+use crate::eval::context::{EvalCtx, Finding, POSITION};
 use crate::relpath::RelPath;
 
 #[derive(Debug, Deserialize)]
@@ -460,13 +461,22 @@ impl Check for ProtocolSchema {
             };
             for error in failures(validator, node.value) {
                 let at = format!("{}{}", node.pointer, error.instance_path());
-                let text = shorten(&error.to_string());
+                // An alternative none of which matches is explained by the one that got
+                // furthest, at the node it fails at; the finding stays the alternative's.
+                let (text, position) = match schema_errors::best_alternative(&error) {
+                    Some((deeper, words)) => {
+                        (shorten(&words), Some(format!("{}{deeper}", node.pointer)))
+                    }
+                    None => (shorten(&error.to_string()), None),
+                };
                 if reported.insert((at.clone(), text.clone())) {
-                    out.push(
-                        Finding::new(at)
-                            .with("error", text)
-                            .with("definition", self.names[definition].clone()),
-                    );
+                    let mut finding = Finding::new(at)
+                        .with("error", text)
+                        .with("definition", self.names[definition].clone());
+                    if let Some(position) = position {
+                        finding = finding.with(POSITION, position);
+                    }
+                    out.push(finding);
                 }
             }
         };

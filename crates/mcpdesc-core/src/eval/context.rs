@@ -37,6 +37,16 @@ pub struct EvalCtx<'d> {
     pub limits: &'d Limits,
 }
 
+/// The placeholder of a finding's "did you mean" name. A template that does not place it
+/// gets it appended, so every rule built on a check that guesses names offers the guess.
+pub const SUGGESTION: &str = "suggestion";
+
+/// The finding value, never a placeholder, of the JSON Pointer below the finding's node where
+/// the problem shows (the misspelt keyword deep inside a schema): the diagnostic's line and
+/// column are there, while its pointer stays the node's, the subject of the rule, so that
+/// suppressions, baselines and the conformance corpus keep naming the same node.
+pub const POSITION: &str = "\u{0}position";
+
 /// A finding before it becomes a diagnostic: where, and the values its message needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {

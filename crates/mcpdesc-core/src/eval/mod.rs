@@ -21,7 +21,7 @@ use crate::rules::{Catalogue, Rule};
 use crate::traffic::DocumentKind;
 use crate::versions::VersionSet;
 
-use context::{excerpt, DocCache, EvalCtx, Finding, LimitExceeded};
+use context::{excerpt, DocCache, EvalCtx, Finding, LimitExceeded, POSITION, SUGGESTION};
 use scope::ScopeMap;
 use template::fill_versions;
 
@@ -114,6 +114,8 @@ impl Selection {
 struct Raw {
     rule: usize,
     pointer: String,
+    /// Where the diagnostic's position is, when not at `pointer` (see [`POSITION`]).
+    position: Option<String>,
     message: String,
     versions: VersionSet,
 }
@@ -429,9 +431,18 @@ fn run_rule(
         }
         let template = c.message.as_ref().unwrap_or(&rule.message);
         for f in findings.drain(..) {
-            let message = template.render(|name| common_param(&f, name, cx));
+            let mut message = template.render(|name| common_param(&f, name, cx));
+            if let Some(meant) = f.param(SUGGESTION) {
+                let quoted = format!("`{meant}`");
+                // A message that names the member already (`only `listChanged` is
+                // defined`) has said it.
+                if !template.params().contains(SUGGESTION) && !message.contains(&quoted) {
+                    message = format!("{message}; did you mean {quoted}?");
+                }
+            }
             raws.push(Raw {
                 rule: index,
+                position: f.param(POSITION).map(str::to_owned),
                 pointer: f.pointer,
                 message,
                 versions,
@@ -454,10 +465,11 @@ fn common_param(f: &Finding, name: &str, cx: &EvalCtx<'_>) -> Option<String> {
 
 /// Merges findings that differ only in their version, and fixes severities per version.
 fn merge(cat: &Catalogue, doc: &Document<'_>, raws: Vec<Raw>) -> Vec<Diagnostic> {
-    let mut order: Vec<(usize, String, String)> = Vec::new();
-    let mut merged: HashMap<(usize, String, String), VersionSet> = HashMap::new();
+    type Key = (usize, String, String, Option<String>);
+    let mut order: Vec<Key> = Vec::new();
+    let mut merged: HashMap<Key, VersionSet> = HashMap::new();
     for r in raws {
-        let key = (r.rule, r.pointer, r.message);
+        let key = (r.rule, r.pointer, r.message, r.position);
         match merged.get_mut(&key) {
             Some(set) => *set = set.union(r.versions),
             None => {
@@ -469,7 +481,7 @@ fn merge(cat: &Catalogue, doc: &Document<'_>, raws: Vec<Raw>) -> Vec<Diagnostic>
     let mut out = Vec::new();
     for key in order {
         let versions = merged[&key];
-        let (index, ptr, message) = key;
+        let (index, ptr, message, position) = key;
         let rule = &cat.rules[index];
         let severity = cap(rule, rule.severity);
         let warned = versions.intersection(rule.warns);
@@ -482,7 +494,7 @@ fn merge(cat: &Catalogue, doc: &Document<'_>, raws: Vec<Raw>) -> Vec<Diagnostic>
                     (warned, Severity::Warning),
                 ]
             };
-        let pos = doc.key_position(&ptr);
+        let pos = doc.key_position(position.as_deref().unwrap_or(&ptr));
         for (set, sev) in groups {
             if set.is_empty() && !versions.is_empty() {
                 continue;

@@ -433,7 +433,7 @@ pub struct CatalogueDef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traffic: Option<TrafficDef>,
     /// How a live server is spoken to and its answers lined up with a description
-    /// (`mcpdesc check-server`, `mcpdesc init --from-server`).
+    /// (`mcpdesc check-server`, `mcpdesc init`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub live: Option<LiveDef>,
 }
@@ -462,7 +462,7 @@ pub struct LiveDef {
     pub cursor: LiveCursorDef,
     /// Names of the members of handshake and discovery messages.
     pub members: LiveMembersDef,
-    /// How `mcpdesc init --from-server` makes a description from what a server reports.
+    /// How `mcpdesc init` makes a description from what a server reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init: Option<LiveInitDef>,
     /// How the description's examples are run against the server (`--call-examples`).
@@ -582,7 +582,7 @@ pub struct LiveCursorDef {
     pub next: String,
 }
 
-/// The parts of a description that `mcpdesc init --from-server` fills from a server's answers
+/// The parts of a description that `mcpdesc init` fills from a server's answers
 /// (the collections come from `lists` and `capabilities`).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -671,6 +671,11 @@ pub struct RuleDef {
     /// Whether findings count at their severity (`internal`) or never worse than a warning
     /// (`advisory`).
     pub enforcement: Enforcement,
+    /// Whether a finding states a limit of the validation rather than a problem of the
+    /// document (`true`): the strict profile reports it at its own severity instead of
+    /// promoting it to an error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub informational: bool,
     /// Whether the rule applies in each protocol version: one value for every version, or a
     /// table (see [`ApplicabilityDef`]).
     pub applicability: ApplicabilityDef,

@@ -116,6 +116,7 @@ impl HouseRuleDef {
             severity: self.severity,
             status: self.status.unwrap_or(Status::Stable),
             enforcement: Enforcement::Internal,
+            informational: false,
             applicability: self
                 .applicability
                 .unwrap_or(ApplicabilityDef::All(super::file::Applicability::Applies)),

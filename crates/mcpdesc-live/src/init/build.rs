@@ -157,7 +157,7 @@ fn escape(token: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Sets the member at `pointer` (object members only), creating the objects on the way.
-fn set(root: &mut Value, pointer: &str, value: Value) {
+pub(super) fn set(root: &mut Value, pointer: &str, value: Value) {
     let tokens: Vec<_> = mcpdesc_core::document::pointer::tokens(pointer).collect();
     let Some((last, parents)) = tokens.split_last() else {
         *root = value;

@@ -1,6 +1,7 @@
 //! A starting description from what a live server reports in each protocol version it
 //! negotiates: its info, its capabilities and every entry of its lists, each declaration
-//! scoped to the versions that reported it as written.
+//! scoped to the versions that reported it as written, and what declarations of one entry
+//! share written once, in components (see `share`).
 //!
 //! Every name the description uses comes from the catalogue (`live`, `scope`,
 //! `spec-version-pointer`, the release), and which members a version can carry from its
@@ -9,6 +10,7 @@
 mod build;
 mod observed;
 mod repair;
+mod share;
 mod yaml;
 
 use mcpdesc_core::{Catalogue, Engine};
@@ -67,7 +69,10 @@ pub fn draft(engine: &Engine, reports: &[ServerReport]) -> Result<Draft, InitErr
     if observed.versions.is_empty() {
         return Err(InitError::NoVersion);
     }
-    let document = repair::settle(engine, &shape, &mut observed);
+    let mut document = repair::settle(engine, &shape, &mut observed);
+    if let Some(refs) = &cat.def.references {
+        share::share(&mut document, refs, &live.lists);
+    }
     Ok(Draft {
         document,
         versions: observed.versions,
