@@ -11,7 +11,8 @@
 # commit): what is tested is what a user of that commit would get. pre-commit is installed
 # (requirements.txt) into target/pre-commit/venv. try-repo installs the hook's environment
 # afresh in a temporary store each time, so the release build of the command inside it goes
-# to target/pre-commit/cargo (CARGO_TARGET_DIR, which maturin honours), and a second run
+# to target/bindings (CARGO_TARGET_DIR, which maturin honours), where the release builds of
+# the Python and Node packages leave the dependencies it shares with them; a second run
 # compiles only what changed. The time the run took is printed.
 #
 # Exit status: 0 when the hook behaves; 3 when PyPI cannot be reached (the reason printed);
@@ -44,7 +45,7 @@ fi
 
 # Where pre-commit keeps its log; try-repo's environments are temporary whatever this says.
 export PRE_COMMIT_HOME="$work/home"
-export CARGO_TARGET_DIR="$work/cargo"
+export CARGO_TARGET_DIR="$root/target/bindings"
 # The hook's environment builds with cargo in release mode; without this pre-commit would
 # colour its output for a terminal that is not there.
 export PRE_COMMIT_COLOR=never
