@@ -447,6 +447,15 @@ impl NativeEngine {
     }
 }
 
+/// Runs the `mcpdesc` command line with `argv` (the program name first) in this process and
+/// returns its exit status. It holds the calling thread until the command ends, as the
+/// command holds its terminal: `bin/mcpdesc.js` calls it, and nothing else waits on its
+/// event loop.
+#[napi]
+pub fn run_cli(argv: Vec<String>) -> u32 {
+    u32::from(mcpdesc_cli::main_with_args(argv))
+}
+
 /// The version of the engine, the package's version.
 #[napi]
 pub fn engine_version() -> &'static str {
