@@ -182,6 +182,14 @@ export declare function clearEngineCache(): void;
 /** The version of this package and of its engine. */
 export declare const version: string;
 
+/**
+ * Runs the `mcpdesc` command line in this process with `argv`, its arguments without the
+ * program name (`['validate', 'server.yaml']`), and returns its exit status: 0 valid, 1
+ * findings, 2 usage, I/O or rule errors. It writes to the process's standard output and
+ * error, reads its standard input, and blocks until the command ends.
+ */
+export declare function runCli(argv: readonly string[]): number;
+
 /** The code of each error this package throws about rules and options. */
 export type ErrorCode =
   | 'ERR_MCPDESC_RULES'

@@ -607,6 +607,18 @@ function clearEngineCache() {
 /** The version of this package and of its engine. */
 const version = native.engineVersion();
 
+/**
+ * Runs the `mcpdesc` command line in this process with `argv`, its arguments without the
+ * program name, and returns its exit status. It writes to the process's standard output and
+ * error and reads its standard input, and blocks until the command ends.
+ */
+function runCli(argv) {
+  if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) {
+    throw new TypeError('runCli(argv): argv must be an array of strings');
+  }
+  return native.runCli(['mcpdesc', ...argv]);
+}
+
 module.exports = {
   validate,
   validateAsync,
@@ -619,4 +631,5 @@ module.exports = {
   RuleLoadError,
   ConfigurationError,
   version,
+  runCli,
 };

@@ -14,6 +14,7 @@ export const {
   RuleLoadError,
   ConfigurationError,
   version,
+  runCli,
 } = mcpdesc;
 
 export default mcpdesc;

@@ -8,7 +8,11 @@
 #   3. the example embedder examples/acme-checks, copied out of the repository and built
 #      against the packaged engine through `[patch]`, validates its sample description with the
 #      embedded catalogue, its own check and its `acme.*` house rule, and must print exactly the
-#      diagnostics its test expects.
+#      diagnostics its test expects;
+#   4. `cargo install` of the packaged command line, its dependencies on the workspace's other
+#      crates pointed at their packaged files through `[patch]`, into a scratch root; the
+#      installed `mcpdesc` must pass the example description (exit 0) and fail an invalid one
+#      (exit 1).
 #
 #   xtask/packaging/check.sh
 #
@@ -79,4 +83,53 @@ if [ "$status" -ne 1 ]; then
   echo "packaging: the example exited with $status, not 1 (its sample breaks a rule)" >&2
   exit 1
 fi
-echo "packaging: every crate packaged and verified; the example runs on the packaged engine" >&2
+
+# The command line as `cargo install mcpdesc-cli` will build it once its dependencies are on
+# crates.io: from the packaged crate and its lock file, each workspace crate it needs taken
+# from its package.
+# A debug build into a target directory kept between runs: the dependencies from crates.io
+# build once, the packaged crates (new paths each run) on every run.
+cli="$scratch/mcpdesc-cli-$version"
+patches=()
+needed=(mcpdesc-cli)
+while [ "${#needed[@]}" -gt 0 ]; do
+  crate="${needed[0]}"
+  needed=("${needed[@]:1}")
+  for dependency in $(sed -n 's/^\[\(build-\)\{0,1\}dependencies\.\(mcpdesc-[a-z-]*\)\]$/\2/p' \
+    "$scratch/$crate-$version/Cargo.toml" | sort -u); do
+    entry="patch.crates-io.$dependency.path=\"$scratch/$dependency-$version\""
+    case " ${patches[*]} " in
+      *" $entry "*) ;;
+      *)
+        patches+=("$entry")
+        needed+=("$dependency")
+        ;;
+    esac
+  done
+done
+config=()
+for entry in "${patches[@]}"; do
+  config+=(--config "$entry")
+done
+started=$SECONDS
+run_or_unreachable "cargo install of the packaged mcpdesc-cli" \
+  cargo install "${config[@]}" --locked --path "$cli" --root "$scratch/installed" --debug \
+  --target-dir "$root/target/packaged-install"
+echo "packaging: cargo install of the packaged mcpdesc-cli took $((SECONDS - started)) s" >&2
+installed="$scratch/installed/bin/mcpdesc"
+status=0
+"$installed" validate docs/examples/weather-server.yaml >&2 || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "packaging: the installed mcpdesc exited with $status, not 0, on docs/examples/weather-server.yaml" >&2
+  exit 1
+fi
+printf '%s\n' 'mcpdesc: 0.8.0' 'info: {name: demo, version: 1.0.0}' 'tools:' '  - name: demo_tool' \
+  '    bogus: 1' '    inputSchema: {type: object}' "protocolVersions: ['2025-11-25']" >"$scratch/invalid.yaml"
+status=0
+output="$("$installed" validate "$scratch/invalid.yaml")" || status=$?
+echo "$output" >&2
+if [ "$status" -ne 1 ] || ! grep -q 'error\[mcpdesc.tool.closed\]' <<<"$output"; then
+  echo "packaging: the installed mcpdesc exited with $status on an invalid description, not 1 with its finding" >&2
+  exit 1
+fi
+echo "packaging: every crate packaged and verified; the example runs on the packaged engine; the packaged command line installs and validates" >&2

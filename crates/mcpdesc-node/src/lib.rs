@@ -447,6 +447,15 @@ impl NativeEngine {
     }
 }
 
+/// Runs the `mcpdesc` command line with `argv` (the program name first) in this process and
+/// returns its exit status. It blocks Node's thread until the command ends: the command owns
+/// the process's standard streams as the binary does, so its caller, `bin/mcpdesc.js`, has
+/// nothing else to run meanwhile.
+#[napi]
+pub fn run_cli(argv: Vec<String>) -> u32 {
+    u32::from(mcpdesc_cli::main_with_args(argv))
+}
+
 /// The version of the engine, the package's version.
 #[napi]
 pub fn engine_version() -> &'static str {

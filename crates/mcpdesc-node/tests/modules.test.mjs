@@ -24,6 +24,7 @@ const EXPORTS = [
   'Report',
   'RuleLoadError',
   'clearEngineCache',
+  'runCli',
   'validate',
   'validateAsync',
   'validateFile',

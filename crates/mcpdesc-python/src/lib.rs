@@ -2,7 +2,11 @@
 //! `mcpdesc-embed`, returning plain tuples that `mcpdesc/__init__.py` turns into the public
 //! dataclasses. Every validation and every catalogue compilation runs detached from the
 //! interpreter, so other Python threads keep running meanwhile.
+//!
+//! It also carries the `mcpdesc` command line ([`main`]), which the package's console script
+//! runs in the interpreter's process.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use mcpdesc_embed::{Error, Input, InputFormat, Options, Outcome, Validator as Compiled};
@@ -260,9 +264,18 @@ fn outcome_tuple(py: Python<'_>, outcome: Outcome) -> PyResult<Py<PyTuple>> {
     Ok(tuple.unbind())
 }
 
+/// Runs the `mcpdesc` command line with `argv` (the program name first) and returns its exit
+/// status. The whole run is detached from the interpreter: `mcpdesc server` and `check-server`
+/// run for as long as their peer does, and other Python threads keep running meanwhile.
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<OsString>) -> u8 {
+    py.detach(|| mcpdesc_cli::main_with_args(argv))
+}
+
 #[pymodule]
 fn _mcpdesc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Validator>()?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

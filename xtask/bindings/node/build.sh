@@ -59,6 +59,7 @@ fi
 rm -rf "$staging"
 mkdir -p "$staging"
 cp package.json index.js index.mjs index.d.ts index.d.mts README.md "$staging/"
+cp -R bin "$staging/"
 cp "${built[@]}" "$staging/"
 # The release profile keeps line tables for the CLI's backtraces; the package ships without
 # them (a fifth of the size), its symbols kept.

@@ -1,5 +1,6 @@
 """The native engine of ``mcpdesc``; use the ``mcpdesc`` module, not this one."""
 
+from collections.abc import Sequence
 from typing import Final, Literal
 
 __version__: Final[str]
@@ -37,3 +38,7 @@ class Validator:
     def releases(self) -> list[str]: ...
     @property
     def protocol_versions(self) -> list[str]: ...
+
+def main(argv: Sequence[str]) -> int:
+    """Runs the ``mcpdesc`` command line with ``argv`` (the program name first) in this
+    process, without the GIL, and returns its exit status."""
