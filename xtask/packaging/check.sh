@@ -70,7 +70,7 @@ grep -q "$scratch/mcpdesc-core-$version" "$example/Cargo.toml" || {
   exit 1
 }
 status=0
-output="$(cd "$example" && CARGO_TARGET_DIR="$root/target/packaged-example" \
+output="$(cd "$example" && CARGO_TARGET_DIR="$root/target" \
   cargo run --quiet -- example.json)" || status=$?
 expected="$(cat "$example/expected-output.txt")"  # as the example's own test expects
 echo "$output" >&2
@@ -87,8 +87,9 @@ fi
 # The command line as `cargo install mcpdesc-cli` will build it once its dependencies are on
 # crates.io: from the packaged crate and its lock file, each workspace crate it needs taken
 # from its package.
-# A debug build into a target directory kept between runs: the dependencies from crates.io
-# build once, the packaged crates (new paths each run) on every run.
+# A debug build into the workspace's target directory, where `cargo package` verified every
+# crate: the dependencies from crates.io are built already, the packaged crates (new paths
+# each run) are built again.
 cli="$scratch/mcpdesc-cli-$version"
 patches=()
 needed=(mcpdesc-cli)
@@ -114,7 +115,7 @@ done
 started=$SECONDS
 run_or_unreachable "cargo install of the packaged mcpdesc-cli" \
   cargo install "${config[@]}" --locked --path "$cli" --root "$scratch/installed" --debug \
-  --target-dir "$root/target/packaged-install"
+  --target-dir "$root/target"
 echo "packaging: cargo install of the packaged mcpdesc-cli took $((SECONDS - started)) s" >&2
 installed="$scratch/installed/bin/mcpdesc"
 status=0
