@@ -3,7 +3,7 @@
 //! dataclasses. Every validation and every catalogue compilation runs detached from the
 //! interpreter, so other Python threads keep running meanwhile.
 //!
-//! It also carries the `mcpdesc` command line ([`main`]), which the package's console script
+//! It also carries the `mcpdesc` command line (its `main` function), which the package's console script
 //! runs in the interpreter's process.
 
 use std::ffi::OsString;
