@@ -3,8 +3,8 @@
 //! dataclasses. Every validation and every catalogue compilation runs detached from the
 //! interpreter, so other Python threads keep running meanwhile.
 //!
-//! It also carries the `mcpdesc` command line (its `main` function), which the package's console script
-//! runs in the interpreter's process.
+//! It also carries the `mcpdesc` command line (its `main` function), which the package's
+//! console script runs in the interpreter's process.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
