@@ -46,6 +46,11 @@ run_or_unreachable() {
 }
 
 rm -rf target/package/*.crate
+# Cargo unpacks the packages of its verification registry once per registry path and reuses
+# them on later runs from the same checkout, whatever the packages hold now. None of these
+# crates comes from crates.io, so every unpacked copy is from an earlier run.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+rm -rf "$cargo_home"/registry/src/*/mcpdesc-*-[0-9]* "$cargo_home"/registry/cache/*/mcpdesc-*-[0-9]*.crate
 run_or_unreachable "cargo package" cargo package --workspace --exclude xtask --locked
 run_or_unreachable "cargo publish --dry-run" \
   cargo publish --dry-run --workspace --exclude xtask --no-verify --locked
