@@ -64,3 +64,24 @@ reinstall_when_changed() {
     echo "$signature" >"$stamp"
   fi
 }
+
+# pinned_venv PYTHON VENV REQUIREMENTS WHAT
+# Creates the virtual environment VENV with PYTHON when it is missing, and installs the pins
+# of REQUIREMENTS (`name==version` lines only) unless every one is installed already; exits
+# with status 3 when PyPI cannot be reached (see run_or_unreachable, WHAT naming the step).
+pinned_venv() {
+  local python="$1" venv="$2" requirements="$3" what="$4"
+  local pinned='import sys, importlib.metadata as m
+for line in open(sys.argv[1]):
+    name, _, version = line.strip().partition("==")
+    if name and m.version(name) != version:
+        sys.exit(1)'
+  if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv "$venv"
+  fi
+  if ! "$venv/bin/python" -c "$pinned" "$requirements" 2>/dev/null; then
+    run_or_unreachable "$pip_offline" "$what" \
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --retries 2 \
+      --timeout 30 -r "$requirements"
+  fi
+}

@@ -28,20 +28,7 @@ venv="$work/venv"
 python="${PYTHON:-python3}"
 mkdir -p "$work"
 
-# requirements.txt holds `name==version` pins only.
-pinned='import sys, importlib.metadata as m
-for line in open(sys.argv[1]):
-    name, _, version = line.strip().partition("==")
-    if name and m.version(name) != version:
-        sys.exit(1)'
-if [ ! -x "$venv/bin/python" ]; then
-  "$python" -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c "$pinned" "$here/requirements.txt" 2>/dev/null; then
-  run_or_unreachable "$pip_offline" "installing pre-commit" \
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    -r "$here/requirements.txt"
-fi
+pinned_venv "$python" "$venv" "$here/requirements.txt" "installing pre-commit"
 
 # Where pre-commit keeps its log; try-repo's environments are temporary whatever this says.
 export PRE_COMMIT_HOME="$work/home"

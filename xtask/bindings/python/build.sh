@@ -20,21 +20,7 @@ tools="$bindings/python-tools"
 wheels="$bindings/wheels"
 python="${PYTHON:-python3}"
 
-# requirements files hold `name==version` pins only.
-pinned='import sys, importlib.metadata as m
-for line in open(sys.argv[1]):
-    name, _, version = line.strip().partition("==")
-    if name and m.version(name) != version:
-        sys.exit(1)'
-
-if [ ! -x "$tools/bin/python" ]; then
-  "$python" -m venv "$tools"
-fi
-if ! "$tools/bin/python" -c "$pinned" "$here/requirements-build.txt" 2>/dev/null; then
-  run_or_unreachable "$pip_offline" "python build: installing maturin" \
-    "$tools/bin/python" -m pip install --disable-pip-version-check --retries 2 --timeout 30 \
-    -r "$here/requirements-build.txt"
-fi
+pinned_venv "$python" "$tools" "$here/requirements-build.txt" "python build: installing maturin"
 
 mkdir -p "$wheels"
 # Only the wheel of this build is left, so that test.sh and bench.sh cannot pick up an old one.
