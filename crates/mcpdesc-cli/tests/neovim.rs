@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use support::registries::REGISTRY_UNREACHABLE;
 
 const FIXTURE: &str = "spec-fixtures/expected-invalid/elicitation-before-2025-06-18.json";
 const ELICITATION_RULE: &str = "mcp.elicitation.protocol-version";
@@ -23,8 +24,6 @@ const LEGACY_RULE: &str = "mcpdesc.conformance.legacy-incomplete";
 const SESSION_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the script waits for any one thing (diagnostics, the code-action menu).
 const STEP_TIMEOUT_MS: u64 = 20_000;
-/// Exit status of the install script when the package registry cannot be reached.
-const REGISTRY_UNREACHABLE: i32 = 3;
 
 /// The script Neovim runs. It uses only what Neovim 0.7.2 has: `vim.lsp.start_client` and
 /// `vim.lsp.buf_attach_client` (`vim.lsp.start` is 0.8+), `vim.diagnostic.get`, and
@@ -137,21 +136,12 @@ fn neovim() -> Result<(), String> {
             if nvim_version().is_some() {
                 return Ok(());
             }
-            let script = support::workspace().join("xtask/editor-tests/install-neovim.sh");
-            let out = Command::new("bash")
-                .arg(&script)
-                .stdin(Stdio::null())
-                .output()
-                .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-            let log = format!(
-                "{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            match out.status.code() {
+            let run = support::registries::run_script("xtask/editor-tests/install-neovim.sh");
+            let log = run.log;
+            match run.code {
                 Some(0) => {}
                 Some(REGISTRY_UNREACHABLE) => return Err(log),
-                _ => panic!("installing Neovim failed ({}):\n{log}", out.status),
+                _ => panic!("installing Neovim failed ({}):\n{log}", run.status),
             }
             assert!(
                 nvim_version().is_some(),

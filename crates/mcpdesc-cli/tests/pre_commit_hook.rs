@@ -6,25 +6,14 @@
 mod support;
 
 use std::io::Write as _;
-use std::process::{Command, Stdio};
 
-/// What the script exits with when a package registry cannot be reached.
-const REGISTRY_UNREACHABLE: i32 = 3;
+use support::registries::{run_script, REGISTRY_UNREACHABLE};
 
 #[test]
 fn the_hook_fails_on_the_invalid_description_only() {
-    let script = support::workspace().join("xtask/pre-commit/test.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    match out.status.code() {
+    let run = run_script("xtask/pre-commit/test.sh");
+    let log = run.log;
+    match run.code {
         Some(0) => {
             // The build time of the hook's environment, for whoever watches CI's duration.
             let took = log
@@ -40,6 +29,6 @@ fn the_hook_fails_on_the_invalid_description_only() {
                 "SKIPPED the pre-commit hook test: PyPI cannot be reached:\n{log}"
             );
         }
-        _ => panic!("the pre-commit hook misbehaves ({}):\n{log}", out.status),
+        _ => panic!("the pre-commit hook misbehaves ({}):\n{log}", run.status),
     }
 }
