@@ -1,0 +1,205 @@
+//! The forwarding half of `mcpdesc tap`: copies bytes from one end to the other as they
+//! arrive, and hands complete lines, as capture records, to the checking side without ever
+//! waiting for it.
+
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+
+/// Bytes read at once: a message larger than this is forwarded in several writes.
+const CHUNK: usize = 64 * 1024;
+
+/// The bytes of a too-large line that its capture record keeps, to show what it was.
+const EXCERPT: usize = 256;
+
+/// Which way a message went, as the capture format names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dir {
+    C2s,
+    S2c,
+}
+
+impl Dir {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Dir::C2s => "c2s",
+            Dir::S2c => "s2c",
+        }
+    }
+}
+
+/// What the forwarding threads tell the checking thread.
+#[derive(Debug)]
+pub(crate) enum Event {
+    /// One line, as its capture record (a single line without the newline).
+    Record(String),
+    /// A line longer than the limit: forwarded, not checked.
+    TooLarge { dir: Dir, bytes: usize },
+    /// Nothing more will come.
+    End,
+}
+
+/// What the forwarding threads share with the checking thread.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub tx: SyncSender<Event>,
+    /// Bytes of records sent and not yet checked, so that a slow check bounds memory by
+    /// size, not only by count.
+    pub in_flight: AtomicUsize,
+    pub budget: usize,
+    /// Records the checking thread never saw because it was behind.
+    pub dropped: AtomicUsize,
+    /// The capture file, written here so that it holds every message, checked or not.
+    pub record: Option<Mutex<std::io::BufWriter<std::fs::File>>>,
+}
+
+impl Shared {
+    fn hand_over(&self, record: String) {
+        if let Some(file) = &self.record {
+            if let Ok(mut f) = file.lock() {
+                // A capture that cannot be written must not stop the traffic.
+                let _ = f.write_all(record.as_bytes());
+                let _ = f.write_all(b"\n");
+            }
+        }
+        let len = record.len();
+        if self.in_flight.fetch_add(len, Ordering::AcqRel) + len > self.budget {
+            self.in_flight.fetch_sub(len, Ordering::AcqRel);
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        match self.tx.try_send(Event::Record(record)) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                self.in_flight.fetch_sub(len, Ordering::AcqRel);
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn too_large(&self, dir: Dir, bytes: usize, head: &[u8]) {
+        let excerpt = String::from_utf8_lossy(&head[..head.len().min(EXCERPT)]);
+        let record = serde_json::json!({"dir": dir.as_str(), "raw": excerpt, "bytes": bytes});
+        if let Some(file) = &self.record {
+            if let Ok(mut f) = file.lock() {
+                let _ = writeln!(f, "{record}");
+            }
+        }
+        // Rare, and its report matters more than a message's: sent even past the budget.
+        if self.tx.try_send(Event::TooLarge { dir, bytes }).is_err() {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The capture record of one line: the message itself when it is JSON, else the text.
+pub(crate) fn record_of(dir: Dir, line: &[u8]) -> Option<String> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
+        // Valid JSON is valid UTF-8, and a line holds no newline: the record stays one line
+        // and keeps the message exactly as sent.
+        let msg = String::from_utf8_lossy(line);
+        Some(format!(
+            r#"{{"dir":"{}","msg":{}}}"#,
+            dir.as_str(),
+            msg.trim()
+        ))
+    } else {
+        let text = String::from_utf8_lossy(line);
+        Some(serde_json::json!({"dir": dir.as_str(), "raw": text}).to_string())
+    }
+}
+
+/// Splits a byte stream into lines of at most `max` bytes; a longer line is reported by its
+/// size and its first bytes, never held whole.
+#[derive(Debug)]
+pub(crate) struct Lines {
+    dir: Dir,
+    max: usize,
+    buf: Vec<u8>,
+    /// Bytes of the current line when it is past `max` (`buf` then keeps its head).
+    over: Option<usize>,
+}
+
+impl Lines {
+    pub(crate) fn new(dir: Dir, max: usize) -> Lines {
+        Lines {
+            dir,
+            max,
+            buf: Vec::new(),
+            over: None,
+        }
+    }
+
+    pub(crate) fn feed(&mut self, mut bytes: &[u8], shared: &Shared) {
+        while !bytes.is_empty() {
+            let (part, rest, ends) = match memchr::memchr(b'\n', bytes) {
+                Some(i) => (&bytes[..i], &bytes[i + 1..], true),
+                None => (bytes, &[][..], false),
+            };
+            self.take(part);
+            if ends {
+                self.finish(shared);
+            }
+            bytes = rest;
+        }
+    }
+
+    fn take(&mut self, part: &[u8]) {
+        match &mut self.over {
+            Some(n) => *n += part.len(),
+            None if self.buf.len() + part.len() > self.max => {
+                self.over = Some(self.buf.len() + part.len());
+                let keep = EXCERPT.saturating_sub(self.buf.len()).min(part.len());
+                self.buf.extend_from_slice(&part[..keep]);
+                self.buf.truncate(EXCERPT);
+                self.buf.shrink_to(EXCERPT);
+            }
+            None => self.buf.extend_from_slice(part),
+        }
+    }
+
+    /// Ends the current line (at a newline, or at the end of the stream).
+    pub(crate) fn finish(&mut self, shared: &Shared) {
+        match self.over.take() {
+            Some(n) => shared.too_large(self.dir, n, &self.buf),
+            None => {
+                if let Some(record) = record_of(self.dir, &self.buf) {
+                    shared.hand_over(record);
+                }
+            }
+        }
+        self.buf.clear();
+    }
+}
+
+/// Copies `from` to `to` until either end closes, flushing every chunk so that nothing
+/// waits on the proxy, and feeds what passed to `lines`.
+pub(crate) fn pump(
+    mut from: impl Read,
+    mut to: impl Write,
+    mut lines: Lines,
+    shared: &Arc<Shared>,
+) {
+    let mut chunk = vec![0u8; CHUNK];
+    loop {
+        let n = match from.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        // Forwarded before it is looked at: checking never delays the traffic.
+        if to.write_all(&chunk[..n]).and_then(|()| to.flush()).is_err() {
+            break;
+        }
+        lines.feed(&chunk[..n], shared);
+    }
+    if !lines.buf.is_empty() || lines.over.is_some() {
+        lines.finish(shared);
+    }
+}
