@@ -93,6 +93,7 @@ pub(crate) fn run(args: TapArgs) -> Result<ExitCode> {
         budget: QUEUE_BYTES,
         dropped: AtomicUsize::new(0),
         record,
+        seq: Mutex::new(0),
     });
 
     let checker = {
@@ -103,22 +104,21 @@ pub(crate) fn run(args: TapArgs) -> Result<ExitCode> {
             while let Ok(event) = rx.recv() {
                 match event {
                     Event::End => break,
-                    Event::TooLarge { dir, bytes } => {
-                        tally.messages += 1;
+                    Event::TooLarge { seq, dir, bytes } => {
                         tally.too_large += 1;
                         let _ = writeln!(
                             log,
                             "{}:{}: warning: a {} message of {bytes} bytes is past the \
                              {max_line}-byte limit; forwarded, not checked",
                             render::safe::escape(&name),
-                            tally.messages,
+                            seq,
                             dir.as_str()
                         );
                     }
-                    Event::Record(record) => {
+                    Event::Record { seq, record } => {
                         shared.in_flight.fetch_sub(record.len(), Ordering::AcqRel);
                         tally.messages += 1;
-                        let out = context.check(&engine, &record, tally.messages, &name);
+                        let out = context.check(&engine, &record, seq, &name);
                         tally.count(&out);
                         let text = render_findings(&engine, out);
                         let _ = log.write_all(text.as_bytes());

@@ -32,10 +32,11 @@ impl Dir {
 /// What the forwarding threads tell the checking thread.
 #[derive(Debug)]
 pub(crate) enum Event {
-    /// One line, as its capture record (a single line without the newline).
-    Record(String),
+    /// One line, as its capture record (a single line without the newline), and the
+    /// record's line in the capture.
+    Record { seq: usize, record: String },
     /// A line longer than the limit: forwarded, not checked.
-    TooLarge { dir: Dir, bytes: usize },
+    TooLarge { seq: usize, dir: Dir, bytes: usize },
     /// Nothing more will come.
     End,
 }
@@ -52,10 +53,19 @@ pub(crate) struct Shared {
     pub dropped: AtomicUsize,
     /// The capture file, written here so that it holds every message, checked or not.
     pub record: Option<Mutex<std::io::BufWriter<std::fs::File>>>,
+    /// Lines handed over so far.
+    pub seq: Mutex<usize>,
 }
 
 impl Shared {
-    fn hand_over(&self, record: String) {
+    /// Numbers the record, writes it to the capture and offers it to the checker, all under
+    /// one lock: the two directions then agree on the order, and a finding's line is the
+    /// record's line in the capture.
+    fn deliver(&self, record: &str, event: impl FnOnce(usize) -> Event, len: usize) {
+        let Ok(mut seq) = self.seq.lock() else {
+            return;
+        };
+        *seq += 1;
         if let Some(file) = &self.record {
             if let Ok(mut f) = file.lock() {
                 // A capture that cannot be written must not stop the traffic.
@@ -63,13 +73,12 @@ impl Shared {
                 let _ = f.write_all(b"\n");
             }
         }
-        let len = record.len();
         if self.in_flight.fetch_add(len, Ordering::AcqRel) + len > self.budget {
             self.in_flight.fetch_sub(len, Ordering::AcqRel);
             self.dropped.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        match self.tx.try_send(Event::Record(record)) {
+        match self.tx.try_send(event(*seq)) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
                 self.in_flight.fetch_sub(len, Ordering::AcqRel);
@@ -78,18 +87,21 @@ impl Shared {
         }
     }
 
+    fn hand_over(&self, record: String) {
+        let len = record.len();
+        let line = record.clone();
+        self.deliver(&line, |seq| Event::Record { seq, record }, len);
+    }
+
     fn too_large(&self, dir: Dir, bytes: usize, head: &[u8]) {
         let excerpt = String::from_utf8_lossy(&head[..head.len().min(EXCERPT)]);
         let record = serde_json::json!({"dir": dir.as_str(), "raw": excerpt, "bytes": bytes});
-        if let Some(file) = &self.record {
-            if let Ok(mut f) = file.lock() {
-                let _ = writeln!(f, "{record}");
-            }
-        }
-        // Rare, and its report matters more than a message's: sent even past the budget.
-        if self.tx.try_send(Event::TooLarge { dir, bytes }).is_err() {
-            self.dropped.fetch_add(1, Ordering::Relaxed);
-        }
+        // Counted as nothing against the budget: its event holds no text.
+        self.deliver(
+            &record.to_string(),
+            |seq| Event::TooLarge { seq, dir, bytes },
+            0,
+        );
     }
 }
 
