@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use anyhow::{Context as _, Result};
@@ -24,6 +24,8 @@ const QUEUE_BYTES: usize = 64 * 1024 * 1024;
 /// Rules that judge a message by what comes after it, which a message checked as it passes
 /// cannot know yet.
 const LATER: &[&str] = &["mcp.jsonrpc.request-answered"];
+/// How long the server's output is still forwarded after the server exited.
+const DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
 /// Requests remembered for pairing their responses, at most.
 const PENDING: usize = 4096;
 
@@ -135,18 +137,34 @@ pub(crate) fn run(args: TapArgs) -> Result<ExitCode> {
     let to_server = {
         let shared = Arc::clone(&shared);
         let lines = Lines::new(Dir::C2s, max_line);
-        std::thread::spawn(move || tap_pump::pump(std::io::stdin(), child_in, lines, &shared))
+        let reading = AtomicBool::new(false);
+        std::thread::spawn(move || {
+            tap_pump::pump(std::io::stdin(), child_in, lines, &shared, &reading);
+        })
     };
     // Never joined: it may sit in a read of our standard input after the server is gone.
     drop(to_server);
-    let to_client = {
+    let (drained_tx, drained) = mpsc::channel::<()>();
+    let reading = Arc::new(AtomicBool::new(false));
+    {
         let shared = Arc::clone(&shared);
+        let reading = Arc::clone(&reading);
         let lines = Lines::new(Dir::S2c, max_line);
-        std::thread::spawn(move || tap_pump::pump(child_out, std::io::stdout(), lines, &shared))
-    };
+        std::thread::spawn(move || {
+            tap_pump::pump(child_out, std::io::stdout(), lines, &shared, &reading);
+            let _ = drained_tx.send(());
+        });
+    }
 
     let status = child.wait().context("lost the server process")?;
-    let _ = to_client.join();
+    // A process the server started may keep its standard output open after the server is
+    // gone (a wrapper such as `npx` that was killed, say): the tap ends with the server once
+    // that output has been quiet for a while. A client slow to read holds nothing back.
+    while let Err(mpsc::RecvTimeoutError::Timeout) = drained.recv_timeout(DRAIN) {
+        if reading.load(Ordering::Acquire) {
+            break;
+        }
+    }
     if let Some(file) = &shared.record {
         if let Ok(mut f) = file.lock() {
             let _ = f.flush();

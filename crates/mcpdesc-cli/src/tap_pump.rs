@@ -3,7 +3,7 @@
 //! waiting for it.
 
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 
@@ -190,16 +190,21 @@ impl Lines {
 }
 
 /// Copies `from` to `to` until either end closes, flushing every chunk so that nothing
-/// waits on the proxy, and feeds what passed to `lines`.
+/// waits on the proxy, and feeds what passed to `lines`. `reading` is set while it waits
+/// for input (and not on its reader).
 pub(crate) fn pump(
     mut from: impl Read,
     mut to: impl Write,
     mut lines: Lines,
     shared: &Arc<Shared>,
+    reading: &AtomicBool,
 ) {
     let mut chunk = vec![0u8; CHUNK];
     loop {
-        let n = match from.read(&mut chunk) {
+        reading.store(true, Ordering::Release);
+        let read = from.read(&mut chunk);
+        reading.store(false, Ordering::Release);
+        let n = match read {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -213,5 +218,84 @@ pub(crate) fn pump(
     }
     if !lines.buf.is_empty() || lines.over.is_some() {
         lines.finish(shared);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    fn shared(queue: usize, budget: usize) -> (Arc<Shared>, mpsc::Receiver<Event>) {
+        let (tx, rx) = mpsc::sync_channel(queue);
+        let shared = Shared {
+            tx,
+            in_flight: AtomicUsize::new(0),
+            budget,
+            dropped: AtomicUsize::new(0),
+            record: None,
+            seq: Mutex::new(0),
+        };
+        (Arc::new(shared), rx)
+    }
+
+    fn events(rx: &mpsc::Receiver<Event>) -> Vec<String> {
+        rx.try_iter()
+            .map(|e| match e {
+                Event::Record { seq, record } => format!("{seq} {record}"),
+                Event::TooLarge { seq, dir, bytes } => format!("{seq} {} {bytes}", dir.as_str()),
+                Event::End => "end".to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lines_split_across_reads_become_one_record_each() {
+        let (shared, rx) = shared(16, 1 << 20);
+        let mut out = Vec::new();
+        let input: &[u8] = b"{\"a\":1}\r\n\nnot json\n{\"b\"";
+        pump(
+            input,
+            &mut out,
+            Lines::new(Dir::S2c, 100),
+            &shared,
+            &AtomicBool::new(false),
+        );
+        assert_eq!(out, input);
+        assert_eq!(
+            events(&rx),
+            [
+                r#"1 {"dir":"s2c","msg":{"a":1}}"#,
+                r#"2 {"dir":"s2c","raw":"not json"}"#,
+                r#"3 {"dir":"s2c","raw":"{\"b\""}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_reported_by_its_size_and_not_kept() {
+        let (shared, rx) = shared(16, 1 << 20);
+        let mut lines = Lines::new(Dir::C2s, 10);
+        let long = vec![b'x'; 5000];
+        lines.feed(&long, &shared);
+        lines.feed(&long, &shared);
+        assert!(lines.buf.capacity() <= EXCERPT);
+        lines.feed(b"\n{}\n", &shared);
+        assert_eq!(events(&rx), ["1 c2s 10000", r#"2 {"dir":"c2s","msg":{}}"#]);
+    }
+
+    #[test]
+    fn a_full_queue_drops_and_counts_instead_of_waiting() {
+        let (shared, rx) = shared(1, 1 << 20);
+        let mut lines = Lines::new(Dir::C2s, 100);
+        lines.feed(b"{}\n{}\n{}\n", &shared);
+        assert_eq!(events(&rx).len(), 1);
+        assert_eq!(shared.dropped.load(Ordering::Relaxed), 2);
+        // A record larger than the bytes left in the budget is dropped too.
+        let (shared, rx) = self::shared(16, 4);
+        let mut lines = Lines::new(Dir::C2s, 100);
+        lines.feed(b"{}\n", &shared);
+        assert!(events(&rx).is_empty());
+        assert_eq!(shared.dropped.load(Ordering::Relaxed), 1);
     }
 }

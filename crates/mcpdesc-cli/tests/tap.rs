@@ -8,10 +8,16 @@ use std::process::{Command, Output, Stdio};
 /// A small stdio server: answers `initialize` and `tools/list` (with a tool that lacks its
 /// input schema), prints a line that is not JSON for any other request, and exits with the
 /// status in argv[1] at the end of its input. "crash" exits at once on the first request;
-/// "flood=N" writes one line of N bytes first.
+/// "flood=N" writes one line of N bytes first; "orphan" leaves a process behind that holds
+/// its standard output open, and exits with status 5.
 const SERVER: &str = r#"
-import json, sys
+import json, subprocess, sys
 mode = sys.argv[1]
+if mode == "orphan":
+    # Its standard error is not the one the test reads to its end.
+    subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print('{"jsonrpc": "2.0", "method": "notifications/message"}', flush=True)
+    sys.exit(5)
 if mode.startswith("flood="):
     n = int(mode[len("flood="):])
     out = sys.stdout.buffer
@@ -188,4 +194,15 @@ fn a_flood_is_forwarded_whole_and_reported_as_too_large() {
         "{stderr}"
     );
     assert!(stderr.contains("1 too large to check"), "{stderr}");
+}
+
+#[test]
+fn a_process_left_behind_by_the_server_does_not_hold_the_tap() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let started = std::time::Instant::now();
+    let out = tap(&[], &server, "orphan", b"");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("notifications/message"));
 }
