@@ -26,8 +26,9 @@ const QUEUE_BYTES: usize = 64 * 1024 * 1024;
 const LATER: &[&str] = &["mcp.jsonrpc.request-answered"];
 /// How long the server's output is still forwarded after the server exited.
 const DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
-/// Requests remembered for pairing their responses, at most.
+/// Requests remembered for pairing their responses, at most, and their bytes.
 const PENDING: usize = 4096;
+const PENDING_BYTES: usize = 16 * 1024 * 1024;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct TapArgs {
@@ -199,6 +200,7 @@ struct Context {
     handshake: Vec<String>,
     initialize_id: Option<String>,
     pending: HashMap<String, String>,
+    pending_bytes: usize,
 }
 
 impl Context {
@@ -242,6 +244,7 @@ impl Context {
         }
         if is_response && !is_handshake {
             if let Some(request) = id.as_ref().and_then(|id| self.pending.remove(id)) {
+                self.pending_bytes = self.pending_bytes.saturating_sub(request.len());
                 capture.push_str(&request);
                 capture.push('\n');
                 lines += 1;
@@ -262,10 +265,14 @@ impl Context {
             }
             (Some(_), Some(id)) => {
                 // Responses that never come must not fill memory.
-                if self.pending.len() >= PENDING {
+                if self.pending.len() >= PENDING || self.pending_bytes > PENDING_BYTES {
                     self.pending.clear();
+                    self.pending_bytes = 0;
                 }
-                self.pending.insert(id.clone(), record.to_owned());
+                self.pending_bytes += record.len();
+                if let Some(old) = self.pending.insert(id.clone(), record.to_owned()) {
+                    self.pending_bytes = self.pending_bytes.saturating_sub(old.len());
+                }
             }
             _ => {}
         }
