@@ -9,10 +9,16 @@ use std::process::{Command, Output, Stdio};
 /// input schema), prints a line that is not JSON for any other request, and exits with the
 /// status in argv[1] at the end of its input. "crash" exits at once on the first request;
 /// "flood=N" writes one line of N bytes first; "orphan" leaves a process behind that holds
-/// its standard output open, and exits with status 5.
+/// its standard output open, and exits with status 5; "notify=N" writes N notifications at
+/// once and exits.
 const SERVER: &str = r#"
 import json, subprocess, sys
 mode = sys.argv[1]
+if mode.startswith("notify="):
+    note = '{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "%d"}}\n'
+    sys.stdout.write("".join(note % i for i in range(int(mode[len("notify="):]))))
+    sys.stdout.flush()
+    sys.exit(0)
 if mode == "orphan":
     # Its standard error is not the one the test reads to its end.
     subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -205,4 +211,25 @@ fn a_process_left_behind_by_the_server_does_not_hold_the_tap() {
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
     assert_eq!(out.status.code(), Some(5));
     assert!(String::from_utf8_lossy(&out.stdout).contains("notifications/message"));
+}
+
+#[test]
+fn a_burst_of_messages_passes_whole_and_every_one_is_accounted_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let n = 20_000;
+    let mode = format!("notify={n}");
+    let through = tap(&[], &server, &mode, b"");
+    let without = direct(&server, &mode, b"");
+    assert_eq!(through.stdout, without.stdout);
+    assert_eq!(through.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&through.stderr);
+    let summary = stderr.lines().last().unwrap();
+    let number = |before: &str| -> usize {
+        let words: Vec<&str> = summary.split([' ', ',', ';']).collect();
+        let i = words.iter().position(|w| *w == before).unwrap();
+        words[i - 1].parse().unwrap()
+    };
+    // Checked or counted as not checked, never lost.
+    assert_eq!(number("messages") + number("not"), n, "{summary}");
 }
