@@ -41,6 +41,10 @@ pub(crate) struct TapArgs {
     /// Write every message exchanged to FILE as a capture (see docs/traffic.md).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Judge the messages before an `initialize` exchange (a client that reconnects, say) in
+    /// this MCP protocol version [default: they are undated].
+    #[arg(long, value_name = "VERSION")]
+    pub protocol_version: Option<String>,
     #[command(flatten)]
     pub rules: crate::cli::RulesArgs,
     #[command(flatten)]
@@ -48,7 +52,11 @@ pub(crate) struct TapArgs {
 }
 
 pub(crate) fn run(args: TapArgs) -> Result<ExitCode> {
-    let engine = args.rules.engine()?.with_limits(args.limits.limits());
+    let engine = args
+        .rules
+        .engine()?
+        .with_limits(args.limits.limits())
+        .with_traffic_version(args.protocol_version.clone());
     let max_line = usize::try_from(engine.limits().max_input_bytes).unwrap_or(usize::MAX);
     let mut log: Box<dyn Write + Send> = match &args.log {
         Some(path) => Box::new(

@@ -233,3 +233,22 @@ fn a_burst_of_messages_passes_whole_and_every_one_is_accounted_for() {
     // Checked or counted as not checked, never lost.
     assert_eq!(number("messages") + number("not"), n, "{summary}");
 }
+
+#[test]
+fn messages_before_a_handshake_are_judged_in_the_version_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let client = concat!(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, "\n");
+    let undated = tap(&[], &server, "0", client.as_bytes());
+    let stderr = String::from_utf8_lossy(&undated.stderr);
+    assert!(stderr.contains("mcp.wire.undated-message"), "{stderr}");
+    let dated = tap(
+        &["--protocol-version", "2025-06-18"],
+        &server,
+        "0",
+        client.as_bytes(),
+    );
+    let stderr = String::from_utf8_lossy(&dated.stderr);
+    assert!(!stderr.contains("mcp.wire.undated-message"), "{stderr}");
+    assert!(stderr.contains("error mcp.wire.result-schema"), "{stderr}");
+}
