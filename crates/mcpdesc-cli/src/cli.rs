@@ -65,6 +65,10 @@ pub(crate) enum Command {
         ))
     )]
     CheckServer(crate::check_cmd::CheckServerArgs),
+    /// Stand in for a stdio MCP server (`-- COMMAND…`): start it, pass every byte between
+    /// the client and it unchanged, and report the traffic rules' findings on each message
+    /// as it passes (exit status: the server's).
+    Tap(crate::tap_cmd::TapArgs),
     /// Run the language server over standard input and output, for editors.
     #[cfg(feature = "lsp")]
     Server(crate::server_cmd::ServerArgs),

@@ -32,6 +32,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         Command::Init(args) => crate::init_cmd::run(args),
         #[cfg(feature = "live")]
         Command::CheckServer(args) => crate::check_cmd::run(args),
+        Command::Tap(args) => crate::tap_cmd::run(args),
         Command::Completions(args) => crate::rules_cmd::completions(&args),
     }
 }

@@ -34,6 +34,8 @@ mod rules_cmd;
 mod server_cmd;
 #[cfg(feature = "live")]
 mod server_target;
+mod tap_cmd;
+mod tap_pump;
 mod test_cmd;
 mod validate_cmd;
 

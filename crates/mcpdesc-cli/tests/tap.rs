@@ -1,0 +1,254 @@
+//! `mcpdesc tap -- COMMAND`: the traffic passes unchanged, findings go to standard error, and
+//! the server's exit status, crash or flood reach the client as they would without the proxy.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A small stdio server: answers `initialize` and `tools/list` (with a tool that lacks its
+/// input schema), prints a line that is not JSON for any other request, and exits with the
+/// status in argv[1] at the end of its input. "crash" exits at once on the first request;
+/// "flood=N" writes one line of N bytes first; "orphan" leaves a process behind that holds
+/// its standard output open, and exits with status 5; "notify=N" writes N notifications at
+/// once and exits.
+const SERVER: &str = r#"
+import json, subprocess, sys
+mode = sys.argv[1]
+if mode.startswith("notify="):
+    note = '{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "%d"}}\n'
+    sys.stdout.write("".join(note % i for i in range(int(mode[len("notify="):]))))
+    sys.stdout.flush()
+    sys.exit(0)
+if mode == "orphan":
+    # Its standard error is not the one the test reads to its end.
+    subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print('{"jsonrpc": "2.0", "method": "notifications/message"}', flush=True)
+    sys.exit(5)
+if mode.startswith("flood="):
+    n = int(mode[len("flood="):])
+    out = sys.stdout.buffer
+    block = b"x" * (1 << 20)
+    while n > 0:
+        out.write(block[: min(n, len(block))])
+        n -= len(block)
+    out.write(b"\n")
+    out.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    if mode == "crash":
+        sys.stdout.write('{"jsonrpc": "2.0", "id": 0, "res')
+        sys.stdout.flush()
+        sys.exit(139)
+    if m.get("method") == "initialize":
+        r = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+             "serverInfo": {"name": "t", "version": "1"}}
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+    elif m.get("method") == "tools/list":
+        r = {"tools": [{"name": "no-schema"}]}
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+    elif "id" in m:
+        print("a log line on stdout", flush=True)
+sys.exit(int(mode) if mode.isdigit() else 0)
+"#;
+
+const CLIENT: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+    "\n",
+);
+
+fn server(dir: &Path) -> PathBuf {
+    let path = dir.join("server.py");
+    std::fs::write(&path, SERVER).unwrap();
+    path
+}
+
+fn run(program: &str, args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written beside the reads, so that neither side waits for the other.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn tap(extra: &[&str], server: &Path, mode: &str, input: &[u8]) -> Output {
+    let server = server.to_str().unwrap();
+    let mut args = vec!["tap"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "python3", server, mode]);
+    run(env!("CARGO_BIN_EXE_mcpdesc"), &args, input)
+}
+
+fn direct(server: &Path, mode: &str, input: &[u8]) -> Output {
+    run("python3", &[server.to_str().unwrap(), mode], input)
+}
+
+#[test]
+fn the_client_sees_the_same_bytes_with_and_without_the_tap() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let through = tap(&[], &server, "0", CLIENT.as_bytes());
+    let without = direct(&server, "0", CLIENT.as_bytes());
+    assert_eq!(through.stdout, without.stdout);
+    assert_eq!(through.status.code(), Some(0));
+}
+
+#[test]
+fn findings_on_each_message_go_to_standard_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let out = tap(&[], &server, "0", CLIENT.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error mcp.wire.result-schema"), "{stderr}");
+    assert!(stderr.contains("error mcp.stdio.not-json"), "{stderr}");
+    assert!(
+        stderr.contains("mcpdesc tap: 6 messages checked"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_log_and_the_capture_go_to_their_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let log = dir.path().join("tap.log");
+    let capture = dir.path().join("session.ndjson");
+    let out = tap(
+        &[
+            "--log",
+            log.to_str().unwrap(),
+            "--record",
+            capture.to_str().unwrap(),
+        ],
+        &server,
+        "0",
+        CLIENT.as_bytes(),
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(log).unwrap();
+    assert!(log.contains("mcp.wire.result-schema"), "{log}");
+    let capture = std::fs::read_to_string(capture).unwrap();
+    assert_eq!(capture.lines().count(), 6, "{capture}");
+    assert!(capture.contains(r#"{"dir":"s2c","raw":"a log line on stdout"}"#));
+    // The capture is one `validate` reads. (The client here does not wait for the handshake,
+    // so what it sent before it is undated there: only the version-free rules are asserted.)
+    let validated = run(
+        env!("CARGO_BIN_EXE_mcpdesc"),
+        &[
+            "validate",
+            "--format",
+            "concise",
+            dir.path().join("session.ndjson").to_str().unwrap(),
+        ],
+        b"",
+    );
+    let report = String::from_utf8_lossy(&validated.stdout);
+    assert!(report.contains("error mcp.stdio.not-json"), "{report}");
+}
+
+#[test]
+fn the_exit_status_is_the_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let out = tap(&[], &server, "7", CLIENT.as_bytes());
+    assert_eq!(out.status.code(), Some(7));
+}
+
+#[test]
+fn a_crashing_server_ends_the_tap_with_its_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let through = tap(&[], &server, "crash", CLIENT.as_bytes());
+    let without = direct(&server, "crash", CLIENT.as_bytes());
+    assert_eq!(through.stdout, without.stdout);
+    assert_eq!(through.status.code(), Some(139));
+    let stderr = String::from_utf8_lossy(&through.stderr);
+    // The unfinished last line is still checked.
+    assert!(stderr.contains("mcp.stdio.not-json"), "{stderr}");
+}
+
+#[test]
+fn a_flood_is_forwarded_whole_and_reported_as_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let size = 100 * 1024 * 1024;
+    let out = tap(&[], &server, &format!("flood={size}"), CLIENT.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let first = out.stdout.iter().position(|&b| b == b'\n').unwrap();
+    assert_eq!(first, size);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("message of {size} bytes is past the")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 too large to check"), "{stderr}");
+}
+
+#[test]
+fn a_process_left_behind_by_the_server_does_not_hold_the_tap() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let started = std::time::Instant::now();
+    let out = tap(&[], &server, "orphan", b"");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("notifications/message"));
+}
+
+#[test]
+fn a_burst_of_messages_passes_whole_and_every_one_is_accounted_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let n = 20_000;
+    let mode = format!("notify={n}");
+    let through = tap(&[], &server, &mode, b"");
+    let without = direct(&server, &mode, b"");
+    assert_eq!(through.stdout, without.stdout);
+    assert_eq!(through.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&through.stderr);
+    let summary = stderr.lines().last().unwrap();
+    let number = |before: &str| -> usize {
+        let words: Vec<&str> = summary.split([' ', ',', ';']).collect();
+        let i = words.iter().position(|w| *w == before).unwrap();
+        words[i - 1].parse().unwrap()
+    };
+    // Checked or counted as not checked, never lost.
+    assert_eq!(number("messages") + number("not"), n, "{summary}");
+}
+
+#[test]
+fn messages_before_a_handshake_are_judged_in_the_version_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let client = concat!(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, "\n");
+    let undated = tap(&[], &server, "0", client.as_bytes());
+    let stderr = String::from_utf8_lossy(&undated.stderr);
+    assert!(stderr.contains("mcp.wire.undated-message"), "{stderr}");
+    let dated = tap(
+        &["--protocol-version", "2025-06-18"],
+        &server,
+        "0",
+        client.as_bytes(),
+    );
+    let stderr = String::from_utf8_lossy(&dated.stderr);
+    assert!(!stderr.contains("mcp.wire.undated-message"), "{stderr}");
+    assert!(stderr.contains("error mcp.wire.result-schema"), "{stderr}");
+}
