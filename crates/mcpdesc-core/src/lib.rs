@@ -110,7 +110,8 @@ pub mod internal {
     pub use crate::examples::{run_examples, ExampleOutcome};
     pub use crate::rules::embedded::RULES_DIR;
     pub use crate::rules::file::{
-        Applicability, Example, Level, PageSection, PagesDef, RuleDef, RuleKind, SourceLinksDef,
+        Applicability, Example, Level, MessageContext, PageSection, PagesDef, RuleDef, RuleKind,
+        SourceLinksDef,
     };
     pub use crate::rules::releases::{describe, ChangeKind, RetiredRule};
     pub use crate::rules::{CatalogueSet, RuleSource, Text};

@@ -52,6 +52,30 @@ fn every_rule_has_a_valid_and_an_invalid_example() {
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
+/// A check of traffic as it passes leaves a rule out when the messages it compares with went
+/// unchecked, so a rule that looks back at an earlier message must say so.
+#[test]
+fn every_rule_that_reads_an_earlier_message_declares_it() {
+    use mcpdesc_core::internal::MessageContext;
+    let engine = engine();
+    let mut undeclared = Vec::new();
+    for rule in &engine.catalogue().rules {
+        let reads_earlier = rule
+            .def
+            .then
+            .iter()
+            .any(|c| c.get("check").and_then(|v| v.as_str()) == Some("earlier-message"));
+        if reads_earlier && rule.def.depends_on != Some(MessageContext::EarlierMessages) {
+            undeclared.push(rule.id().to_owned());
+        }
+    }
+    assert!(
+        undeclared.is_empty(),
+        "rules with an `earlier-message` check but no `depends-on: earlier-messages`: {}",
+        undeclared.join(", ")
+    );
+}
+
 #[test]
 fn expected_folders_match_verdicts() {
     let engine = engine();

@@ -676,6 +676,12 @@ pub struct RuleDef {
     /// promoting it to an error.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub informational: bool,
+    /// Which other messages of the traffic a traffic rule's finding on a message rests on,
+    /// besides the handshake: a check of messages as they pass, one batch at a time, leaves
+    /// out `later-messages` rules until the stream ends, and `earlier-messages` rules once
+    /// some messages went unchecked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<MessageContext>,
     /// Whether the rule applies in each protocol version: one value for every version, or a
     /// table (see [`ApplicabilityDef`]).
     pub applicability: ApplicabilityDef,
@@ -1032,6 +1038,18 @@ impl Status {
             Status::Deprecated => "deprecated",
         }
     }
+}
+
+/// Which other messages of the traffic a rule's finding on a message rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum MessageContext {
+    /// Messages before it: the request a response answers, an earlier list or result it is
+    /// compared with, the ids still in flight.
+    EarlierMessages,
+    /// Messages after it: whether a request is ever answered.
+    LaterMessages,
 }
 
 /// How a rule's findings count.

@@ -117,6 +117,7 @@ impl HouseRuleDef {
             status: self.status.unwrap_or(Status::Stable),
             enforcement: Enforcement::Internal,
             informational: false,
+            depends_on: None,
             applicability: self
                 .applicability
                 .unwrap_or(ApplicabilityDef::All(super::file::Applicability::Applies)),

@@ -86,6 +86,12 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
+    /// The method of the request that negotiates a protocol version for the traffic after
+    /// it (`initialize`), if the catalogue's traffic has one.
+    pub fn handshake_method(&self) -> Option<&str> {
+        self.traffic.handshake.as_ref().map(|h| h.method.as_str())
+    }
+
     /// The version of the release (`0.8.0`).
     pub fn version(&self) -> String {
         self.release.version.to_string()
