@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::bench_corpus::{self, Size};
 
-const NOTES_START: &str = "<!-- analysis: kept by bench-report -->";
+pub(crate) const NOTES_START: &str = "<!-- analysis: kept by bench-report -->";
 const NOTES_END: &str = "<!-- end of analysis -->";
 
 pub(crate) fn target_dir() -> PathBuf {
@@ -122,7 +122,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -408,6 +408,9 @@ pub(crate) fn bench_report_cmd(args: &[String]) -> Result<()> {
     let editor_doc = corpus.join("medium.json");
     let editor = crate::bench_editor::measure(&mcpdesc, &editor_doc, 30, 10)
         .context("measuring the language server")?;
+
+    eprintln!("== tap");
+    let tap = crate::bench_tap::measure(&mcpdesc, &traffic_file).context("measuring the tap")?;
 
     eprintln!("== reference documents");
     let mut reference = Vec::new();
@@ -796,6 +799,13 @@ pub(crate) fn bench_report_cmd(args: &[String]) -> Result<()> {
         editor.isolated.len(),
         verdict(iso_median < 50.0)
     )?;
+    let tap_p99 = tap.added_ms(0.99);
+    writeln!(
+        w,
+        "| `mcpdesc tap`: latency added per message, traffic capture replayed in lockstep (p99) | < {} ms | {tap_p99:.3} ms | {} |",
+        crate::bench_tap::P99_TARGET_MS,
+        verdict(tap_p99 < crate::bench_tap::P99_TARGET_MS)
+    )?;
     writeln!(w)?;
 
     writeln!(w, "## Editor")?;
@@ -871,6 +881,8 @@ pub(crate) fn bench_report_cmd(args: &[String]) -> Result<()> {
         "| whole process, `mcpdesc validate traffic.ndjson` | {traffic_process:.1} ms | {} |",
         thousands((traffic_messages as f64 / (traffic_process / 1e3)) as u64)
     )?;
+    writeln!(w)?;
+    crate::bench_tap::render(w, &tap)?;
     writeln!(w)?;
 
     if !reference.is_empty() {

@@ -11,6 +11,7 @@ mod bench_bindings;
 mod bench_corpus;
 mod bench_editor;
 mod bench_report;
+mod bench_tap;
 mod bench_traffic;
 mod public_api;
 
@@ -33,6 +34,9 @@ fn main() -> ExitCode {
         Some("bench-traffic") => bench_traffic_cmd(&args[1..]),
         Some("bench-editor") => bench_editor::bench_editor_cmd(&args[1..]),
         Some("bench-bindings") => bench_bindings::bench_bindings_cmd(&args[1..]),
+        Some("bench-tap") => bench_tap::bench_tap_cmd(&args[1..]),
+        // The server's side of the tap benchmark's replay, started by `bench-tap`.
+        Some("bench-tap-server") => bench_tap::server_cmd(&args[1..]),
         Some("public-api") => public_api::public_api_cmd(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask generate [--check]");
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
             eprintln!("       cargo xtask bench-traffic [--out FILE]");
             eprintln!("       cargo xtask bench-editor [FILE...]");
             eprintln!("       cargo xtask bench-bindings");
+            eprintln!("       cargo xtask bench-tap [--write]");
             eprintln!("       cargo xtask public-api [--check]");
             return ExitCode::from(2);
         }
