@@ -36,6 +36,7 @@ mod server_cmd;
 mod server_target;
 mod tap_cmd;
 mod tap_pump;
+mod tap_window;
 mod test_cmd;
 mod validate_cmd;
 

@@ -2,7 +2,6 @@
 //! traffic passes through unchanged; each message is checked by the traffic rules beside it
 //! and the findings are written as they happen.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -10,25 +9,21 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use anyhow::{Context as _, Result};
-use mcpdesc_core::{Engine, Format, Severity};
-use serde_json::Value;
+use mcpdesc_core::{Diagnostic, Engine, Severity};
 
 use crate::exit::ExitCode;
 use crate::render::{self, DocUrls, FileResult, RenderContext};
 use crate::tap_pump::{self, Dir, Event, Lines, Shared};
+use crate::tap_window::Window;
 
 /// Messages waiting to be checked, at most.
-const QUEUE: usize = 1024;
+const QUEUE: usize = 16 * 1024;
+/// Messages checked at once, at most.
+const BATCH: usize = 4096;
 /// Bytes of messages waiting to be checked, at most.
 const QUEUE_BYTES: usize = 64 * 1024 * 1024;
-/// Rules that judge a message by what comes after it, which a message checked as it passes
-/// cannot know yet.
-const LATER: &[&str] = &["mcp.jsonrpc.request-answered"];
 /// How long the server's output is still forwarded after the server exited.
 const DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
-/// Requests remembered for pairing their responses, at most, and their bytes.
-const PENDING: usize = 4096;
-const PENDING_BYTES: usize = 16 * 1024 * 1024;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct TapArgs {
@@ -111,33 +106,58 @@ pub(crate) fn run(args: TapArgs) -> Result<ExitCode> {
         let shared = Arc::clone(&shared);
         std::thread::spawn(move || {
             let mut tally = Tally::default();
-            let mut context = Context::default();
-            while let Ok(event) = rx.recv() {
-                match event {
-                    Event::End => break,
-                    Event::TooLarge { seq, dir, bytes } => {
-                        tally.too_large += 1;
-                        let _ = writeln!(
-                            log,
-                            "{}:{}: warning: a {} message of {bytes} bytes is past the \
-                             {max_line}-byte limit; forwarded, not checked",
-                            render::safe::escape(&name),
-                            seq,
-                            dir.as_str()
-                        );
+            let mut window = Window::new(&engine);
+            let mut batch: Vec<(usize, String)> = Vec::new();
+            let check = |batch: &mut Vec<(usize, String)>,
+                         window: &mut Window,
+                         tally: &mut Tally,
+                         log: &mut Box<dyn Write + Send>| {
+                if batch.is_empty() {
+                    return;
+                }
+                tally.messages += batch.len();
+                let found = window.check(&engine, batch);
+                batch.clear();
+                report(&engine, &name, found, tally, log);
+            };
+            // The checker takes every message that waits at once: one check of a batch
+            // costs about what one of a single message does, so a burst never outruns it.
+            'session: while let Ok(first) = rx.recv() {
+                let mut next = Some(first);
+                while let Some(event) = next.take() {
+                    match event {
+                        Event::End => {
+                            check(&mut batch, &mut window, &mut tally, &mut log);
+                            let found = window.finish(&engine);
+                            report(&engine, &name, found, &mut tally, &mut log);
+                            break 'session;
+                        }
+                        Event::TooLarge { seq, dir, bytes } => {
+                            check(&mut batch, &mut window, &mut tally, &mut log);
+                            window.skipped();
+                            tally.too_large += 1;
+                            let _ = writeln!(
+                                log,
+                                "{}:{}: warning: a {} message of {bytes} bytes is past the \
+                                 {max_line}-byte limit; forwarded, not checked",
+                                render::safe::escape(&name),
+                                seq,
+                                dir.as_str()
+                            );
+                        }
+                        Event::Record { seq, record } => {
+                            shared.in_flight.fetch_sub(record.len(), Ordering::AcqRel);
+                            batch.push((seq, record));
+                        }
                     }
-                    Event::Record { seq, record } => {
-                        shared.in_flight.fetch_sub(record.len(), Ordering::AcqRel);
-                        tally.messages += 1;
-                        let out = context.check(&engine, &record, seq, &name);
-                        tally.count(&out);
-                        let text = render_findings(&engine, out);
-                        let _ = log.write_all(text.as_bytes());
-                        let _ = log.flush();
+                    if batch.len() < BATCH {
+                        next = rx.try_recv().ok();
                     }
                 }
+                check(&mut batch, &mut window, &mut tally, &mut log);
             }
             tally.dropped = shared.dropped.load(Ordering::Relaxed);
+            tally.incomplete = window.is_incomplete();
             let _ = writeln!(log, "{}", tally.summary());
             let _ = log.flush();
         })
@@ -201,123 +221,33 @@ fn exit_status(status: std::process::ExitStatus) -> u8 {
     1
 }
 
-/// What the rules of a single message need from the messages before it: the handshake
-/// (for the protocol version) and, for a response, its request (for pairing).
-#[derive(Debug, Default)]
-struct Context {
-    handshake: Vec<String>,
-    initialize_id: Option<String>,
-    pending: HashMap<String, String>,
-    pending_bytes: usize,
+/// Writes the findings of one check to the log as they are found.
+fn report(
+    engine: &Engine,
+    name: &str,
+    diagnostics: Vec<Diagnostic>,
+    tally: &mut Tally,
+    log: &mut Box<dyn Write + Send>,
+) {
+    if diagnostics.is_empty() {
+        return;
+    }
+    let result = FileResult {
+        path: name.to_owned(),
+        source: None,
+        diagnostics,
+        load_error: None,
+        io_error: false,
+        suppressed: 0,
+        baselined: 0,
+        release: None,
+    };
+    tally.count(&result);
+    let _ = log.write_all(render_findings(engine, result).as_bytes());
+    let _ = log.flush();
 }
 
-impl Context {
-    /// The findings on the message of `record`, positioned at line `seq` of the capture.
-    fn check(
-        &mut self,
-        engine: &Engine,
-        record: &str,
-        seq: usize,
-        name: &str,
-    ) -> (FileResult, usize) {
-        let msg = serde_json::from_str::<Value>(record)
-            .ok()
-            .and_then(|r| r.get("msg").cloned());
-        let id = msg
-            .as_ref()
-            .and_then(|m| m.get("id"))
-            .map(ToString::to_string);
-        let method = msg
-            .as_ref()
-            .and_then(|m| m.get("method"))
-            .and_then(Value::as_str);
-        let is_response = msg.as_ref().is_some_and(|m| m.get("method").is_none());
-
-        let mut capture = String::new();
-        let mut lines = 0usize;
-        let is_handshake = method == Some("initialize")
-            || (is_response && id.is_some() && id == self.initialize_id);
-        if !is_handshake {
-            for l in &self.handshake {
-                capture.push_str(l);
-                capture.push('\n');
-                lines += 1;
-            }
-        } else if is_response {
-            if let Some(first) = self.handshake.first() {
-                capture.push_str(first);
-                capture.push('\n');
-                lines += 1;
-            }
-        }
-        if is_response && !is_handshake {
-            if let Some(request) = id.as_ref().and_then(|id| self.pending.remove(id)) {
-                self.pending_bytes = self.pending_bytes.saturating_sub(request.len());
-                capture.push_str(&request);
-                capture.push('\n');
-                lines += 1;
-            }
-        }
-        capture.push_str(record);
-        capture.push('\n');
-        lines += 1;
-
-        match (method, &id) {
-            (Some("initialize"), Some(id)) => {
-                self.handshake = vec![record.to_owned()];
-                self.initialize_id = Some(id.clone());
-            }
-            (None, Some(_)) if is_handshake => {
-                self.handshake.truncate(1);
-                self.handshake.push(record.to_owned());
-            }
-            (Some(_), Some(id)) => {
-                // Responses that never come must not fill memory.
-                if self.pending.len() >= PENDING || self.pending_bytes > PENDING_BYTES {
-                    self.pending.clear();
-                    self.pending_bytes = 0;
-                }
-                self.pending_bytes += record.len();
-                if let Some(old) = self.pending.insert(id.clone(), record.to_owned()) {
-                    self.pending_bytes = self.pending_bytes.saturating_sub(old.len());
-                }
-            }
-            _ => {}
-        }
-
-        let report = engine.validate_bytes(capture.as_bytes(), Format::Capture);
-        let line = u32::try_from(lines).unwrap_or(u32::MAX);
-        let at = u32::try_from(seq).unwrap_or(u32::MAX);
-        let diagnostics = report
-            .diagnostics
-            .into_iter()
-            .filter(|d| d.line == line && !LATER.contains(&d.rule.as_str()))
-            .map(|mut d| {
-                d.line = at;
-                d
-            })
-            .collect::<Vec<_>>();
-        let found = diagnostics.len();
-        (
-            FileResult {
-                path: name.to_owned(),
-                source: None,
-                diagnostics,
-                load_error: None,
-                io_error: false,
-                suppressed: 0,
-                baselined: 0,
-                release: Some(report.release),
-            },
-            found,
-        )
-    }
-}
-
-fn render_findings(engine: &Engine, (result, found): (FileResult, usize)) -> String {
-    if found == 0 {
-        return String::new();
-    }
+fn render_findings(engine: &Engine, result: FileResult) -> String {
     let ctx = RenderContext {
         catalogue: engine.catalogue(),
         releases: engine.releases(),
@@ -339,10 +269,12 @@ struct Tally {
     others: usize,
     too_large: usize,
     dropped: usize,
+    /// Rules resting on earlier messages were left out after a message went unchecked.
+    incomplete: bool,
 }
 
 impl Tally {
-    fn count(&mut self, (result, _): &(FileResult, usize)) {
+    fn count(&mut self, result: &FileResult) {
         for d in &result.diagnostics {
             match d.severity {
                 Severity::Error => self.errors += 1,
@@ -362,6 +294,11 @@ impl Tally {
             self.others,
             self.too_large,
             self.dropped
-        )
+        ) + if self.incomplete {
+            "; the rules that compare a message with earlier ones were left out after the \
+             first message not checked"
+        } else {
+            ""
+        }
     }
 }

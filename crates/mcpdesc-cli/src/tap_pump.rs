@@ -210,11 +210,13 @@ pub(crate) fn pump(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        // Forwarded before it is looked at: checking never delays the traffic.
+        // A line is numbered before it is passed on, so that an answer the other side sends
+        // to it is numbered after it, in the capture as on the wire. Handing it over never
+        // waits for the checker: a full queue drops it from checking.
+        lines.feed(&chunk[..n], shared);
         if to.write_all(&chunk[..n]).and_then(|()| to.flush()).is_err() {
             break;
         }
-        lines.feed(&chunk[..n], shared);
     }
     if !lines.buf.is_empty() || lines.over.is_some() {
         lines.finish(shared);

@@ -93,6 +93,44 @@ fn tap(extra: &[&str], server: &Path, mode: &str, input: &[u8]) -> Output {
     run(env!("CARGO_BIN_EXE_mcpdesc"), &args, input)
 }
 
+/// The tap between a client that waits for the answer to `initialize` before it sends the
+/// rest of `CLIENT`, as clients do, and the server in mode "0".
+fn session(extra: &[&str], server: &Path) -> Output {
+    use std::io::{BufRead, BufReader, Read};
+    let mut args = vec!["tap"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "python3", server.to_str().unwrap(), "0"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        text
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (first, rest) = CLIENT.split_once('\n').unwrap();
+    writeln!(stdin, "{first}").unwrap();
+    let mut answer = String::new();
+    stdout.read_line(&mut answer).unwrap();
+    stdin.write_all(rest.as_bytes()).unwrap();
+    drop(stdin);
+    let mut out = answer.into_bytes();
+    stdout.read_to_end(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    Output {
+        status,
+        stdout: out,
+        stderr: errors.join().unwrap(),
+    }
+}
+
 fn direct(server: &Path, mode: &str, input: &[u8]) -> Output {
     run("python3", &[server.to_str().unwrap(), mode], input)
 }
@@ -111,9 +149,16 @@ fn the_client_sees_the_same_bytes_with_and_without_the_tap() {
 fn findings_on_each_message_go_to_standard_error() {
     let dir = tempfile::tempdir().unwrap();
     let server = server(dir.path());
-    let out = tap(&[], &server, "0", CLIENT.as_bytes());
+    let out = session(&[], &server);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("error mcp.wire.result-schema"), "{stderr}");
+    // The server answers `ping` with a line that is not JSON: the request is never
+    // answered, which only the end of the session can tell.
+    let unanswered = stderr.find("mcp.jsonrpc.request-answered").unwrap();
+    assert!(
+        unanswered > stderr.find("mcp.stdio.not-json").unwrap(),
+        "{stderr}"
+    );
     assert!(stderr.contains("error mcp.stdio.not-json"), "{stderr}");
     assert!(
         stderr.contains("mcpdesc tap: 6 messages checked"),
@@ -127,7 +172,7 @@ fn the_log_and_the_capture_go_to_their_files() {
     let server = server(dir.path());
     let log = dir.path().join("tap.log");
     let capture = dir.path().join("session.ndjson");
-    let out = tap(
+    let out = session(
         &[
             "--log",
             log.to_str().unwrap(),
@@ -135,8 +180,6 @@ fn the_log_and_the_capture_go_to_their_files() {
             capture.to_str().unwrap(),
         ],
         &server,
-        "0",
-        CLIENT.as_bytes(),
     );
     assert!(
         out.stderr.is_empty(),
