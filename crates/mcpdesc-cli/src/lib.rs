@@ -34,8 +34,13 @@ mod rules_cmd;
 mod server_cmd;
 #[cfg(feature = "live")]
 mod server_target;
+mod tap_check;
 mod tap_cmd;
+mod tap_context;
+#[cfg(feature = "live")]
+mod tap_describe;
 mod tap_pump;
+mod tap_stdio;
 mod test_cmd;
 mod validate_cmd;
 

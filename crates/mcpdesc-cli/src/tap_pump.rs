@@ -105,6 +105,26 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// Hands over one whole message (an HTTP body, an event's data) that went `dir`: a
+    /// message past `max` bytes is reported by its size, not checked.
+    pub(crate) fn offer(&self, dir: Dir, message: &[u8], max: usize) {
+        if message.len() > max {
+            self.too_large(dir, message.len(), message);
+            return;
+        }
+        // A record is one line; outside its strings, JSON holds line breaks only as
+        // whitespace, so a message spread over lines is the same message on one.
+        let flat: Vec<u8> = message
+            .iter()
+            .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
+            .collect();
+        if let Some(record) = record_of(dir, &flat) {
+            self.hand_over(record);
+        }
+    }
+}
+
 /// The capture record of one line: the message itself when it is JSON, else the text.
 pub(crate) fn record_of(dir: Dir, line: &[u8]) -> Option<String> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -189,9 +209,10 @@ impl Lines {
     }
 }
 
-/// Copies `from` to `to` until either end closes, flushing every chunk so that nothing
-/// waits on the proxy, and feeds what passed to `lines`. `reading` is set while it waits
-/// for input (and not on its reader).
+/// Copies `from` to `to` until `from` ends, flushing every chunk so that nothing waits on
+/// the proxy, and feeds what passed to `lines`. Once `to` is closed, what comes is still
+/// read (and checked), so that the writer at the other end never blocks on a reader that
+/// left. `reading` is set while it waits for input (and not on its reader).
 pub(crate) fn pump(
     mut from: impl Read,
     mut to: impl Write,
@@ -200,6 +221,7 @@ pub(crate) fn pump(
     reading: &AtomicBool,
 ) {
     let mut chunk = vec![0u8; CHUNK];
+    let mut open = true;
     loop {
         reading.store(true, Ordering::Release);
         let read = from.read(&mut chunk);
@@ -211,8 +233,8 @@ pub(crate) fn pump(
             Err(_) => break,
         };
         // Forwarded before it is looked at: checking never delays the traffic.
-        if to.write_all(&chunk[..n]).and_then(|()| to.flush()).is_err() {
-            break;
+        if open && to.write_all(&chunk[..n]).and_then(|()| to.flush()).is_err() {
+            open = false;
         }
         lines.feed(&chunk[..n], shared);
     }
