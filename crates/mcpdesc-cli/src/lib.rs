@@ -39,7 +39,11 @@ mod tap_cmd;
 mod tap_context;
 #[cfg(feature = "live")]
 mod tap_describe;
+#[cfg(feature = "live")]
+mod tap_http;
 mod tap_pump;
+#[cfg(feature = "live")]
+mod tap_sse;
 mod tap_stdio;
 mod test_cmd;
 mod validate_cmd;

@@ -122,6 +122,7 @@ impl Checker {
                         }
                     }
                 }
+                #[cfg_attr(not(feature = "live"), allow(unused_mut))]
                 let mut described = None;
                 #[cfg(feature = "live")]
                 if let (Some(description), Some(session)) = (&description, &session) {

@@ -16,6 +16,20 @@ pub(crate) struct TapArgs {
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+    /// Serve Streamable HTTP on ADDR (`127.0.0.1:0` picks a free port) and forward every
+    /// request to `--upstream`, instead of running a stdio server.
+    #[cfg(feature = "live")]
+    #[arg(
+        long,
+        value_name = "ADDR",
+        requires = "upstream",
+        conflicts_with = "command"
+    )]
+    pub listen: Option<String>,
+    /// The URL of the Streamable HTTP server the requests to `--listen` are forwarded to.
+    #[cfg(feature = "live")]
+    #[arg(long, value_name = "URL", requires = "listen")]
+    pub upstream: Option<String>,
     /// Write the findings and the summary to FILE instead of standard error.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
@@ -61,8 +75,12 @@ pub(crate) fn run(args: TapArgs) -> Result<ExitCode> {
         #[cfg(feature = "live")]
         description,
     };
+    #[cfg(feature = "live")]
+    if let (Some(listen), Some(upstream)) = (&args.listen, &args.upstream) {
+        return crate::tap_http::run(listen, upstream, settings);
+    }
     if args.command.is_empty() {
-        anyhow::bail!("no server: give its command after `--`");
+        anyhow::bail!("no server: give its command after `--` (or --listen and --upstream)");
     }
     crate::tap_stdio::run(&args.command, Checker::start(settings)?)
 }

@@ -93,7 +93,7 @@ impl Shared {
         self.deliver(&line, |seq| Event::Record { seq, record }, len);
     }
 
-    fn too_large(&self, dir: Dir, bytes: usize, head: &[u8]) {
+    pub(crate) fn too_large(&self, dir: Dir, bytes: usize, head: &[u8]) {
         let excerpt = String::from_utf8_lossy(&head[..head.len().min(EXCERPT)]);
         let record = serde_json::json!({"dir": dir.as_str(), "raw": excerpt, "bytes": bytes});
         // Counted as nothing against the budget: its event holds no text.
@@ -108,6 +108,7 @@ impl Shared {
 impl Shared {
     /// Hands over one whole message (an HTTP body, an event's data) that went `dir`: a
     /// message past `max` bytes is reported by its size, not checked.
+    #[cfg_attr(not(feature = "live"), allow(dead_code))]
     pub(crate) fn offer(&self, dir: Dir, message: &[u8], max: usize) {
         if message.len() > max {
             self.too_large(dir, message.len(), message);
