@@ -59,11 +59,15 @@ pub(crate) fn run(listen: &str, upstream: &str, settings: Settings) -> Result<Ex
         shared: Arc::clone(checker.shared()),
         max: checker.max_message(),
     });
+    let stop = {
+        let _runtime = runtime.enter();
+        stopped().context("cannot watch for the signals that stop the tap")?
+    };
     eprintln!(
         "mcpdesc tap: listening on http://{local}, forwarding to {}",
         render_url(&proxy.upstream)
     );
-    runtime.block_on(serve(listener, proxy));
+    runtime.block_on(serve(listener, proxy, stop));
     // Answers still streaming are cut off; their upstream readers end at their next read.
     runtime.shutdown_background();
     checker.finish();
@@ -75,8 +79,11 @@ fn render_url(url: &url::Url) -> String {
 }
 
 /// Accepts connections until SIGINT, SIGTERM or SIGHUP.
-async fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>) {
-    let stop = stopped();
+async fn serve(
+    listener: tokio::net::TcpListener,
+    proxy: Arc<Proxy>,
+    stop: impl std::future::Future<Output = ()>,
+) {
     tokio::pin!(stop);
     loop {
         tokio::select! {
@@ -91,25 +98,29 @@ async fn serve(listener: tokio::net::TcpListener, proxy: Arc<Proxy>) {
     }
 }
 
-async fn stopped() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut term), Ok(mut hup)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-        ) else {
-            let _ = tokio::signal::ctrl_c().await;
-            return;
-        };
+/// Resolves at the first SIGINT, SIGTERM or SIGHUP. The handlers are in place once it
+/// returns, before the address is printed, so that a signal sent as soon as the tap is seen
+/// to listen ends it with its summary.
+#[cfg(unix)]
+fn stopped() -> Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    Ok(async move {
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
+            _ = int.recv() => {}
             _ = term.recv() => {}
             _ = hup.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
+    })
+}
+
+#[cfg(not(unix))]
+fn stopped() -> Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
 
 async fn connection(stream: tokio::net::TcpStream, _peer: SocketAddr, proxy: Arc<Proxy>) {

@@ -458,4 +458,18 @@ fn the_session_is_compared_with_a_description() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("`other`"), "{stderr}");
+
+    // Without a handshake there is nothing to compare, and the tap says so.
+    let client = CLIENT.lines().nth(1).unwrap().to_owned() + "\n";
+    let out = tap(
+        &["--description", description.to_str().unwrap()],
+        &server,
+        "0",
+        client.as_bytes(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("was not compared with") && stderr.contains("no initialize exchange"),
+        "{stderr}"
+    );
 }

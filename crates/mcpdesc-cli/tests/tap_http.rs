@@ -1,5 +1,8 @@
 //! `mcpdesc tap --listen ADDR --upstream URL`: requests and answers pass unchanged and as
-//! they come, against the small upstream of `tests/data/fake-http-upstream.py`.
+//! they come, against the small upstream of `tests/data/fake-http-upstream.py` and against
+//! the real server-everything.
+
+mod support;
 
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Child, Command, Stdio};
@@ -80,8 +83,13 @@ fn tap(upstream: &str, extra: &[&str]) -> (Running, String) {
 
 /// Ends the tap as Ctrl-C does and returns its status.
 fn interrupt(tap: &mut Running) -> Option<i32> {
+    stop(tap, "INT")
+}
+
+/// Sends SIGNAL to the tap and returns its status once it ended.
+fn stop(tap: &mut Running, signal: &str) -> Option<i32> {
     let sent = Command::new("kill")
-        .args(["-INT", &tap.0.id().to_string()])
+        .args([&format!("-{signal}"), &tap.0.id().to_string()])
         .status()
         .unwrap();
     assert!(sent.success());
@@ -250,4 +258,49 @@ fn an_unreachable_upstream_is_a_502_and_the_tap_serves_on() {
         stderr.contains("mcpdesc tap: 2 messages checked"),
         "{stderr}"
     );
+    for signal in ["TERM", "HUP"] {
+        let (mut tap, _) = self::tap(&format!("http://127.0.0.1:{port}"), &[]);
+        assert_eq!(stop(&mut tap, signal), Some(0), "SIG{signal}");
+        assert!(tap.stderr().contains("mcpdesc tap: 0 messages checked"));
+    }
+}
+
+#[test]
+fn a_real_server_answers_through_the_tap_as_it_does_without() {
+    use support::live_servers::{everything_http, real_servers_installed};
+    if !real_servers_installed() {
+        return;
+    }
+    let server = everything_http();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("tap.log");
+    let base = server.url.trim_end_matches("/mcp").to_owned();
+    let (mut tap, through) = tap(&base, &["--log", log.to_str().unwrap()]);
+    // `probe-server` is a whole client: handshake, lists, event streams, the session's end.
+    let probe = |url: &str| {
+        Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
+            .args([
+                "probe-server",
+                "--url",
+                url,
+                "--protocol-version",
+                "2025-06-18",
+            ])
+            .output()
+            .unwrap()
+    };
+    let direct = probe(&server.url);
+    let via = probe(&format!("{through}/mcp"));
+    assert_eq!(direct.status.code(), via.status.code());
+    let report = |out: &std::process::Output| -> serde_json::Value {
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    };
+    assert_eq!(report(&direct), report(&via));
+    assert!(report(&via).to_string().contains("\"echo\""));
+    assert_eq!(interrupt(&mut tap), Some(0));
+    let log = std::fs::read_to_string(log).unwrap();
+    let summary = log.lines().last().unwrap_or_default();
+    assert!(summary.contains(" 0 not checked"), "{log}");
+    assert!(!summary.contains(" 0 messages checked"), "{log}");
 }
