@@ -200,7 +200,7 @@ impl Sink {
             let _ = writeln!(self.out, "{line}");
             let _ = self.out.flush();
         } else {
-            eprintln!("{line}");
+            let _ = writeln!(std::io::stderr(), "{line}");
         }
     }
 
@@ -273,13 +273,14 @@ impl Sink {
         let _ = self.out.write_all(text.as_bytes());
         let _ = self.out.flush();
         if self.past_kept > 0 {
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "mcpdesc tap: {} more findings were counted but not kept for the report",
                 self.past_kept
             );
         }
         if self.to_file {
-            eprintln!("{summary}");
+            let _ = writeln!(std::io::stderr(), "{summary}");
         }
     }
 }

@@ -5,7 +5,7 @@
 //! is handed to the checker on the side.
 
 use std::convert::Infallible;
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -63,7 +63,9 @@ pub(crate) fn run(listen: &str, upstream: &str, settings: Settings) -> Result<Ex
         let _runtime = runtime.enter();
         stopped().context("cannot watch for the signals that stop the tap")?
     };
-    eprintln!(
+    // A closed standard error must not stop the proxy.
+    let _ = writeln!(
+        std::io::stderr(),
         "mcpdesc tap: listening on http://{local}, forwarding to {}",
         render_url(&proxy.upstream)
     );
@@ -159,7 +161,10 @@ impl Proxy {
         if !body.is_empty() && is_plain(&parts.headers) {
             self.shared.offer(Dir::C2s, &body, self.max);
         }
-        let target = self.target(parts.uri.path_and_query().map_or("/", |p| p.as_str()));
+        let target = target(
+            &self.upstream,
+            parts.uri.path_and_query().map_or("/", |p| p.as_str()),
+        );
         let mut upstream = ureq::http::Request::builder()
             .method(parts.method.clone())
             .uri(target.as_str());
@@ -199,24 +204,6 @@ impl Proxy {
                 "mcpdesc tap: the upstream did not answer\n".to_owned(),
             ),
         }
-    }
-
-    /// The upstream URL of a request to `path_and_query`: its path after the upstream's
-    /// (`/` alone is the upstream's own), its query.
-    fn target(&self, path_and_query: &str) -> url::Url {
-        let mut url = self.upstream.clone();
-        let (path, query) = match path_and_query.split_once('?') {
-            Some((p, q)) => (p, Some(q)),
-            None => (path_and_query, None),
-        };
-        if path != "/" {
-            let base = self.upstream.path().trim_end_matches('/');
-            url.set_path(&format!("{base}{path}"));
-        }
-        if query.is_some() {
-            url.set_query(query);
-        }
-        url
     }
 
     /// Sends the request, hands the answer's head over, then streams its body chunk by
@@ -330,6 +317,24 @@ impl Messages {
     }
 }
 
+/// The upstream URL of a request to `path_and_query`: its path after the upstream's
+/// (`/` alone is the upstream's own), its query.
+fn target(upstream: &url::Url, path_and_query: &str) -> url::Url {
+    let mut url = upstream.clone();
+    let (path, query) = match path_and_query.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (path_and_query, None),
+    };
+    if path != "/" {
+        let base = upstream.path().trim_end_matches('/');
+        url.set_path(&format!("{base}{path}"));
+    }
+    if query.is_some() {
+        url.set_query(query);
+    }
+    url
+}
+
 /// A body with no content coding: its bytes are the message.
 fn is_plain(headers: &HeaderMap) -> bool {
     headers
@@ -360,6 +365,8 @@ fn end_to_end(headers: &HeaderMap) -> impl Iterator<Item = (&HeaderName, &Header
                 | "trailer"
                 | "transfer-encoding"
                 | "upgrade"
+                // The whole body is in hand before it is sent on.
+                | "expect"
         ) && !named.iter().any(|n| n == name.as_str())
     })
 }
@@ -393,5 +400,37 @@ impl Body for Streamed {
         self.chunks
             .poll_recv(cx)
             .map(|chunk| chunk.map(|c| Ok(Frame::data(c))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_path_goes_after_the_upstream_path() {
+        let t = |up: &str, p: &str| target(&url::Url::parse(up).unwrap(), p).to_string();
+        assert_eq!(t("http://h:1/mcp", "/"), "http://h:1/mcp");
+        assert_eq!(t("http://h:1", "/mcp?x=1"), "http://h:1/mcp?x=1");
+        assert_eq!(t("https://h/base/", "/mcp"), "https://h/base/mcp");
+    }
+
+    #[test]
+    fn hop_by_hop_headers_and_those_connection_names_stay_behind() {
+        let mut h = HeaderMap::new();
+        for (n, v) in [
+            ("connection", "keep-alive, x-private"),
+            ("x-private", "1"),
+            ("transfer-encoding", "chunked"),
+            ("mcp-session-id", "s"),
+            ("authorization", "Bearer t"),
+        ] {
+            h.append(
+                HeaderName::from_static(n),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        let kept: Vec<&str> = end_to_end(&h).map(|(n, _)| n.as_str()).collect();
+        assert_eq!(kept, ["mcp-session-id", "authorization"]);
     }
 }

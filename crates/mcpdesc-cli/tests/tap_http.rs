@@ -192,7 +192,23 @@ fn an_event_arrives_before_its_stream_ends_and_a_bad_message_is_reported() {
     let (_upstream, direct) = upstream();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("tap.log");
-    let (mut tap, through) = tap(&direct, &["--log", log.to_str().unwrap()]);
+    let description = dir.path().join("server.json");
+    std::fs::write(
+        &description,
+        r#"{"mcpdesc": "0.8.0", "info": {"name": "t", "version": "1"},
+            "protocolVersions": ["2025-06-18"], "capabilities": [{"tools": {}}],
+            "tools": [{"name": "other", "inputSchema": {"type": "object"}}]}"#,
+    )
+    .unwrap();
+    let (mut tap, through) = tap(
+        &direct,
+        &[
+            "--log",
+            log.to_str().unwrap(),
+            "--description",
+            description.to_str().unwrap(),
+        ],
+    );
     post(&through, INITIALIZE);
 
     let (events_tx, events) = mpsc::channel::<Vec<u8>>();
@@ -239,6 +255,11 @@ fn an_event_arrives_before_its_stream_ends_and_a_bad_message_is_reported() {
     // The result's tool lacks its input schema.
     assert!(log.contains("error mcp.wire.result-schema"), "{log}");
     assert!(log.contains("mcpdesc tap: 5 messages checked"), "{log}");
+    // The list read through the event stream is compared with the description.
+    assert!(
+        log.contains("server.json:") && log.contains("`other`"),
+        "{log}"
+    );
 }
 
 #[test]
