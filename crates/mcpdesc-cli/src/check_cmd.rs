@@ -186,7 +186,7 @@ pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
 /// server sends that no description may declare for the version (a member the version
 /// lacks, say) is left out there, so it is not reported as a difference here either; the
 /// traffic rules judge what the server sent.
-fn projected(
+pub(crate) fn projected(
     engine: &Engine,
     live_def: &live::LiveDef,
     mut reports: Vec<live::ServerReport>,

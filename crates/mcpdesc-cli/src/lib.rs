@@ -34,8 +34,16 @@ mod rules_cmd;
 mod server_cmd;
 #[cfg(feature = "live")]
 mod server_target;
+mod tap_check;
 mod tap_cmd;
+#[cfg(feature = "live")]
+mod tap_describe;
+#[cfg(feature = "live")]
+mod tap_http;
 mod tap_pump;
+#[cfg(feature = "live")]
+mod tap_sse;
+mod tap_stdio;
 mod tap_window;
 mod test_cmd;
 mod validate_cmd;

@@ -93,7 +93,7 @@ impl Shared {
         self.deliver(&line, |seq| Event::Record { seq, record }, len);
     }
 
-    fn too_large(&self, dir: Dir, bytes: usize, head: &[u8]) {
+    pub(crate) fn too_large(&self, dir: Dir, bytes: usize, head: &[u8]) {
         let excerpt = String::from_utf8_lossy(&head[..head.len().min(EXCERPT)]);
         let record = serde_json::json!({"dir": dir.as_str(), "raw": excerpt, "bytes": bytes});
         // Counted as nothing against the budget: its event holds no text.
@@ -102,6 +102,27 @@ impl Shared {
             |seq| Event::TooLarge { seq, dir, bytes },
             0,
         );
+    }
+}
+
+impl Shared {
+    /// Hands over one whole message (an HTTP body, an event's data) that went `dir`: a
+    /// message past `max` bytes is reported by its size, not checked.
+    #[cfg_attr(not(feature = "live"), allow(dead_code))]
+    pub(crate) fn offer(&self, dir: Dir, message: &[u8], max: usize) {
+        if message.len() > max {
+            self.too_large(dir, message.len(), message);
+            return;
+        }
+        // A record is one line; outside its strings, JSON holds line breaks only as
+        // whitespace, so a message spread over lines is the same message on one.
+        let flat: Vec<u8> = message
+            .iter()
+            .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
+            .collect();
+        if let Some(record) = record_of(dir, &flat) {
+            self.hand_over(record);
+        }
     }
 }
 
@@ -189,9 +210,10 @@ impl Lines {
     }
 }
 
-/// Copies `from` to `to` until either end closes, flushing every chunk so that nothing
-/// waits on the proxy, and feeds what passed to `lines`. `reading` is set while it waits
-/// for input (and not on its reader).
+/// Copies `from` to `to` until `from` ends, flushing every chunk so that nothing waits on
+/// the proxy, and feeds what passed to `lines`. Once `to` is closed, what comes is still
+/// read (and checked), so that the writer at the other end never blocks on a reader that
+/// left. `reading` is set while it waits for input (and not on its reader).
 pub(crate) fn pump(
     mut from: impl Read,
     mut to: impl Write,
@@ -200,6 +222,7 @@ pub(crate) fn pump(
     reading: &AtomicBool,
 ) {
     let mut chunk = vec![0u8; CHUNK];
+    let mut open = true;
     loop {
         reading.store(true, Ordering::Release);
         let read = from.read(&mut chunk);
@@ -214,8 +237,8 @@ pub(crate) fn pump(
         // to it is numbered after it, in the capture as on the wire. Handing it over never
         // waits for the checker: a full queue drops it from checking.
         lines.feed(&chunk[..n], shared);
-        if to.write_all(&chunk[..n]).and_then(|()| to.flush()).is_err() {
-            break;
+        if open && to.write_all(&chunk[..n]).and_then(|()| to.flush()).is_err() {
+            open = false;
         }
     }
     if !lines.buf.is_empty() || lines.over.is_some() {

@@ -10,10 +10,36 @@ use std::process::{Command, Output, Stdio};
 /// status in argv[1] at the end of its input. "crash" exits at once on the first request;
 /// "flood=N" writes one line of N bytes first; "orphan" leaves a process behind that holds
 /// its standard output open, and exits with status 5; "notify=N" writes N notifications at
-/// once and exits.
+/// once and exits; "hang" never reads and never ends by itself; "trap" says it is ready,
+/// then exits with status 42 on SIGINT, SIGTERM or SIGHUP; "chatty=N" writes N
+/// notifications at once, then reads to the end of its input; "mute" never answers and
+/// says at the end how many lines it read.
 const SERVER: &str = r#"
-import json, subprocess, sys
+import json, signal, subprocess, sys, time
 mode = sys.argv[1]
+if mode == "hang":
+    time.sleep(120)
+    sys.exit(0)
+if mode == "trap":
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, lambda *_: sys.exit(42))
+    print('{"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "ready"}}', flush=True)
+    time.sleep(120)
+    sys.exit(0)
+if mode.startswith("chatty="):
+    note = '{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "%d"}}\n'
+    try:
+        sys.stdout.write("".join(note % i for i in range(int(mode[len("chatty="):]))))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    for line in sys.stdin:
+        pass
+    sys.exit(0)
+if mode == "mute":
+    n = sum(1 for _ in sys.stdin)
+    print('{"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "read %d"}}' % n, flush=True)
+    sys.exit(3)
 if mode.startswith("notify="):
     note = '{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "%d"}}\n'
     sys.stdout.write("".join(note % i for i in range(int(mode[len("notify="):]))))
@@ -294,4 +320,197 @@ fn messages_before_a_handshake_are_judged_in_the_version_asked_for() {
     let stderr = String::from_utf8_lossy(&dated.stderr);
     assert!(!stderr.contains("mcp.wire.undated-message"), "{stderr}");
     assert!(stderr.contains("error mcp.wire.result-schema"), "{stderr}");
+}
+
+/// `mcpdesc tap -- python3 SERVER MODE`, its standard streams piped.
+fn spawn_tap(extra: &[&str], server: &Path, mode: &str) -> std::process::Child {
+    let mut args = vec!["tap"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "python3", server.to_str().unwrap(), mode]);
+    Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The child's status, or a failure once `limit` has passed (the child is then killed).
+fn wait_at_most(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> std::process::ExitStatus {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the tap did not end within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_client_that_closes_early_ends_a_server_that_ignores_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let mut tap = spawn_tap(&[], &server, "hang");
+    drop(tap.stdin.take());
+    let status = wait_at_most(&mut tap, std::time::Duration::from_secs(30));
+    // Ended by the SIGTERM the tap sends once the server outlived its client for a while.
+    assert_eq!(status.code(), Some(128 + 15));
+}
+
+#[test]
+fn signals_to_the_tap_reach_the_server() {
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    for signal in ["INT", "TERM", "HUP"] {
+        let mut tap = spawn_tap(&[], &server, "trap");
+        let mut out = std::io::BufReader::new(tap.stdout.take().unwrap());
+        let mut ready = String::new();
+        out.read_line(&mut ready).unwrap();
+        assert!(ready.contains("ready"), "{ready}");
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &tap.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = wait_at_most(&mut tap, std::time::Duration::from_secs(30));
+        assert_eq!(status.code(), Some(42), "SIG{signal}");
+    }
+}
+
+#[test]
+fn a_client_that_stops_reading_does_not_hang_the_tap() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    // Far more than a pipe holds: the server blocks for ever unless the tap reads on.
+    // Findings go to a file: a standard error nobody reads would hold the tap up too.
+    let log = dir.path().join("tap.log");
+    let mut tap = spawn_tap(&["--log", log.to_str().unwrap()], &server, "chatty=50000");
+    drop(tap.stdout.take());
+    let mut stdin = tap.stdin.take().unwrap();
+    let _ = stdin.write_all(CLIENT.as_bytes());
+    drop(stdin);
+    let status = wait_at_most(&mut tap, std::time::Duration::from_secs(30));
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn a_server_that_never_answers_still_gets_everything_and_ends_at_eof() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let log = dir.path().join("tap.log");
+    let mut tap = spawn_tap(&["--log", log.to_str().unwrap()], &server, "mute");
+    let mut stdin = tap.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        for _ in 0..1000 {
+            stdin.write_all(CLIENT.as_bytes()).unwrap();
+        }
+    });
+    let status = wait_at_most(&mut tap, std::time::Duration::from_secs(60));
+    writer.join().unwrap();
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut tap.stdout.take().unwrap(), &mut out).unwrap();
+    assert!(out.contains("read 3000"), "{out}");
+    assert_eq!(status.code(), Some(3));
+}
+
+#[test]
+fn line_formats_stream_and_document_formats_come_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let text = session(&["--format", "text"], &server);
+    let stderr = String::from_utf8_lossy(&text.stderr);
+    assert!(stderr.contains("error[mcp.wire.result-schema]"), "{stderr}");
+    let github = session(&["--format", "github"], &server);
+    let stderr = String::from_utf8_lossy(&github.stderr);
+    assert!(stderr.contains("::error "), "{stderr}");
+
+    let log = dir.path().join("tap.json");
+    let json = session(
+        &["--format", "json", "--log", log.to_str().unwrap()],
+        &server,
+    );
+    assert_eq!(json.status.code(), Some(0));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    let text = report.to_string();
+    assert!(text.contains("mcp.wire.result-schema"), "{text}");
+    assert!(text.contains("mcp.stdio.not-json"), "{text}");
+    // The summary goes beside the document, not into it.
+    let stderr = String::from_utf8_lossy(&json.stderr);
+    assert!(
+        stderr.contains("mcpdesc tap: 6 messages checked"),
+        "{stderr}"
+    );
+
+    let sarif = session(&["--format", "sarif"], &server);
+    let report: serde_json::Value = serde_json::from_slice(&sarif.stderr).unwrap();
+    assert_eq!(report["version"], "2.1.0");
+    let junit = session(&["--format", "junit"], &server);
+    let stderr = String::from_utf8_lossy(&junit.stderr);
+    assert!(stderr.starts_with("<?xml"), "{stderr}");
+}
+
+#[cfg(feature = "live")]
+#[test]
+fn the_session_is_compared_with_a_description() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let description = dir.path().join("server.json");
+    std::fs::write(
+        &description,
+        r#"{
+  "mcpdesc": "0.8.0",
+  "info": {"name": "t", "version": "1"},
+  "protocolVersions": ["2025-06-18"],
+  "capabilities": [{"tools": {}}],
+  "tools": [{"name": "other", "inputSchema": {"type": "object"}}]
+}
+"#,
+    )
+    .unwrap();
+    let out = tap(
+        &["--description", description.to_str().unwrap()],
+        &server,
+        "0",
+        CLIENT.as_bytes(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("server.json:"), "{stderr}");
+    assert!(stderr.contains("mcpdesc-live."), "{stderr}");
+    assert!(stderr.contains("`other`"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0));
+
+    // Without a list read whole, only the handshake is compared.
+    let client = CLIENT.lines().next().unwrap().to_owned() + "\n";
+    let out = tap(
+        &["--description", description.to_str().unwrap()],
+        &server,
+        "0",
+        client.as_bytes(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("`other`"), "{stderr}");
+
+    // Without a handshake there is nothing to compare, and the tap says so.
+    let client = CLIENT.lines().nth(1).unwrap().to_owned() + "\n";
+    let out = tap(
+        &["--description", description.to_str().unwrap()],
+        &server,
+        "0",
+        client.as_bytes(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("was not compared with") && stderr.contains("no initialize exchange"),
+        "{stderr}"
+    );
 }
