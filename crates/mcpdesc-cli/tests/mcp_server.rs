@@ -1,0 +1,1 @@
+//! `mcpdesc mcp`.
