@@ -465,7 +465,7 @@ fn assert_summary(summary: &Value) {
         "{summary:#}"
     );
     assert_eq!(summary["page"]["mimeType"], "text/markdown", "{summary:#}");
-    assert_eq!(summary["page"]["startsWithMarker"], true, "{summary:#}");
+    assert_eq!(summary["page"]["hasMarker"], true, "{summary:#}");
     // Every call: its tool, whether the input was good, and what came back.
     let calls = summary["calls"].as_array().unwrap();
     for tool in TOOLS {
