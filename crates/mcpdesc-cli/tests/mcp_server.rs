@@ -506,3 +506,11 @@ fn the_python_sdk_client_uses_every_tool() {
     }
     assert_summary(&sdk_client(&venv_python(), "client.py"));
 }
+
+#[test]
+fn a_client_that_leaves_at_once_ends_the_server_quietly() {
+    let run = support::mcpdesc_stdin(["mcp"], "");
+    assert_eq!(run.code, Some(0), "{}", run.output());
+    let run = support::mcpdesc_stdin(["mcp", "--rules", "no/such/dir"], "");
+    assert_eq!(run.code, Some(2), "{}", run.output());
+}

@@ -62,10 +62,15 @@ pub(crate) fn run(args: McpArgs) -> Result<ExitCode> {
         .build()
         .context("cannot start the server's runtime")?;
     runtime.block_on(async move {
-        let service = tools::Server::new(state)
+        let service = match tools::Server::new(state)
             .serve(rmcp::transport::stdio())
             .await
-            .context("the MCP session could not start")?;
+        {
+            Ok(service) => service,
+            // A client that goes away before its first request ended nothing that had begun.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(e) => return Err(e).context("the MCP session could not start"),
+        };
         service
             .waiting()
             .await
