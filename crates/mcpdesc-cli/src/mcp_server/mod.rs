@@ -39,6 +39,7 @@ pub(crate) struct State {
     engine: Engine,
     config: Option<Arc<Config>>,
     /// The rule directories the engine was loaded from, for `check_server`, which loads its own.
+    #[cfg_attr(not(feature = "live"), allow(dead_code))]
     rules: RulesArgs,
     pages: OnceLock<resources::Pages>,
 }

@@ -70,6 +70,8 @@ pub(crate) struct ListRulesParams {
     pub surface: Option<String>,
 }
 
+// A build without the live client still lists the tool, with the same input, and refuses it.
+#[cfg_attr(not(feature = "live"), allow(dead_code))]
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct CheckServerParams {
     /// The command that starts the server (speaking MCP on standard input and output), the program first. Give this or `url`.
