@@ -36,9 +36,13 @@ struct Session {
 
 impl Session {
     fn start(protocol_version: &str) -> Session {
+        Session::start_in(&workspace(), protocol_version)
+    }
+
+    fn start_in(dir: &Path, protocol_version: &str) -> Session {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
             .arg("mcp")
-            .current_dir(workspace())
+            .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -513,4 +517,39 @@ fn a_client_that_leaves_at_once_ends_the_server_quietly() {
     assert_eq!(run.code, Some(0), "{}", run.output());
     let run = support::mcpdesc_stdin(["mcp", "--rules", "no/such/dir"], "");
     assert_eq!(run.code, Some(2), "{}", run.output());
+}
+
+#[test]
+fn the_configuration_in_the_working_directory_applies_as_for_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpdesc.toml"),
+        "[validate]\nignore = [\"mcpdesc.document.root-required\"]\n",
+    )
+    .unwrap();
+    let doc = r#"{"mcpdesc": "0.8.0"}"#;
+    std::fs::write(dir.path().join("d.json"), doc).unwrap();
+    let cli = mcpdesc_in(dir.path(), ["validate", "-f", "json", "d.json"]);
+    let cli: Value = serde_json::from_str(&cli.stdout).unwrap();
+
+    let mut s = Session::start_in(dir.path(), "2025-11-25");
+    let schemas = output_schemas(&mut s);
+    for args in [json!({"path": "d.json"}), json!({"text": doc})] {
+        let r = s.call("validate_description", args);
+        let r = structured(&schemas, "validate_description", &r);
+        assert_eq!(r["findings"], cli["files"][0]["diagnostics"]);
+        assert!(!r.to_string().contains("root-required"), "{r:#}");
+    }
+    drop(s);
+
+    std::fs::write(
+        dir.path().join("mcpdesc.toml"),
+        "[validate]\nselect = [\"no.such.rule\"]\n",
+    )
+    .unwrap();
+    let run = mcpdesc_in(dir.path(), ["mcp"]);
+    assert_eq!(run.code, Some(2), "{}", run.output());
+    assert!(run.stderr.contains("no.such.rule"), "{}", run.output());
+    let run = mcpdesc_in(dir.path(), ["mcp", "--no-config"]);
+    assert_eq!(run.code, Some(0), "{}", run.output());
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use mcpdesc_core::{Engine, Format, Selection};
+use mcpdesc_core::{Engine, Format};
 use mcpdesc_project::config;
 use mcpdesc_project::findings::Policy;
 
@@ -74,7 +74,7 @@ pub(crate) fn validate(
     // In-document suppressions and the configuration's ignores apply as in `validate`.
     let policy = Policy {
         catalogue: engine.catalogue(),
-        selection: &Selection::default(),
+        selection: &state.selection,
         config: state.config.as_deref(),
         strict: false,
     };

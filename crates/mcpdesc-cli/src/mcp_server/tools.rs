@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::documents::{self, Kind};
-use super::resources::{self, Pages};
+use super::resources;
 use super::results::{RuleExplanation, RuleList, ValidationResult};
 use super::{rule_data, State};
 
@@ -112,12 +112,6 @@ impl Server {
         tokio::task::spawn_blocking(move || work(&state))
             .await
             .map_err(|e| format!("the request failed: {e}"))?
-    }
-
-    fn pages(&self) -> &Pages {
-        self.state
-            .pages
-            .get_or_init(|| Pages::render(&self.state.engine))
     }
 }
 
@@ -271,15 +265,20 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let resources = self
-            .pages()
-            .listed
-            .iter()
-            .map(|(id, title)| {
-                Resource::new(rule_data::rule_uri(id), id.clone())
-                    .with_title(title.clone())
-                    .with_mime_type(resources::MARKDOWN)
+            .blocking(|state| {
+                Ok(state
+                    .pages()
+                    .listed
+                    .iter()
+                    .map(|(id, title)| {
+                        Resource::new(rule_data::rule_uri(id), id.clone())
+                            .with_title(title.clone())
+                            .with_mime_type(resources::MARKDOWN)
+                    })
+                    .collect())
             })
-            .collect();
+            .await
+            .map_err(|e| ErrorData::internal_error(e, None))?;
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
@@ -301,9 +300,10 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.clone();
         let page = self
-            .pages()
-            .read(&request.uri)
+            .blocking(move |state| state.pages().read(&uri).map(str::to_owned))
+            .await
             .map_err(|e| ErrorData::resource_not_found(e, None))?;
         let mut contents = ResourceContents::text(page, request.uri.clone());
         if let ResourceContents::TextResourceContents { mime_type, .. } = &mut contents {
