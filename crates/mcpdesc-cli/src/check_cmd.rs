@@ -55,6 +55,37 @@ pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
         max_warnings: report.max_warnings,
     };
     delivery.check()?;
+    let Checked { engine, results } = match check(&args)? {
+        Ok(checked) => checked,
+        Err(unmatched) => {
+            for line in unmatched {
+                eprintln!("error: {line}");
+            }
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let ctx = RenderContext {
+        catalogue: engine.catalogue(),
+        releases: engine.releases(),
+        docs: DocUrls::new(report.docs_base_url.as_deref()),
+        strict: report.strict,
+        fail_on: report.fail_on.unwrap_or(FailOn::Error).severity(),
+        color: false,
+        summary: true,
+    };
+    crate::report::deliver(&results, ctx, &delivery)
+}
+
+/// What `check-server` found: the description's results, then the traffic's.
+pub(crate) struct Checked {
+    pub engine: Engine,
+    pub results: Vec<FileResult>,
+}
+
+/// Validates the description, probes the server and compares the two; the rule patterns
+/// that match no rule come back as `Err` lines (a usage error).
+pub(crate) fn check(args: &CheckServerArgs) -> Result<Result<Checked, Vec<String>>> {
+    let report = &args.report;
     let target = args.server.target()?;
     let engine = args.rules.engine()?.with_limits(args.limits.limits());
     let selection = mcpdesc_project::findings::selection(
@@ -68,10 +99,7 @@ pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
     patterns.extend(Origin::flag("ignore", &report.ignore));
     let unmatched = rule_patterns::unmatched(&engine, &selection, &patterns);
     if !unmatched.is_empty() {
-        for line in unmatched {
-            eprintln!("error: {line}");
-        }
-        return Ok(ExitCode::from(2));
+        return Ok(Err(unmatched));
     }
     let engine = engine.with_selection(selection.clone());
     let limits = engine.limits().clone();
@@ -168,17 +196,7 @@ pub(crate) fn run(args: CheckServerArgs) -> Result<ExitCode> {
         r.suppressed += policy.apply(&mut r.diagnostics, &abs, text.as_deref(), format, &limits);
         sort(&mut r.diagnostics);
     }
-
-    let ctx = RenderContext {
-        catalogue: engine.catalogue(),
-        releases: engine.releases(),
-        docs: DocUrls::new(report.docs_base_url.as_deref()),
-        strict: report.strict,
-        fail_on: report.fail_on.unwrap_or(FailOn::Error).severity(),
-        color: false,
-        summary: true,
-    };
-    crate::report::deliver(&results, ctx, &delivery)
+    Ok(Ok(Checked { engine, results }))
 }
 
 /// The server's reports in description terms: each version's entries and capabilities as

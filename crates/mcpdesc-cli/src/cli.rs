@@ -69,6 +69,11 @@ pub(crate) enum Command {
     /// the client and it unchanged, and report the traffic rules' findings on each message
     /// as it passes (exit status: the server's).
     Tap(crate::tap_cmd::TapArgs),
+    /// Serve the validator to MCP clients over standard input and output: tools that
+    /// validate descriptions and captures, explain and list rules and check live servers,
+    /// and each rule's page as a resource.
+    #[cfg(feature = "mcp")]
+    Mcp(crate::mcp_server::McpArgs),
     /// Run the language server over standard input and output, for editors.
     #[cfg(feature = "lsp")]
     Server(crate::server_cmd::ServerArgs),

@@ -33,6 +33,8 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode> {
         #[cfg(feature = "live")]
         Command::CheckServer(args) => crate::check_cmd::run(args),
         Command::Tap(args) => crate::tap_cmd::run(args),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => crate::mcp_server::run(args),
         Command::Completions(args) => crate::rules_cmd::completions(&args),
     }
 }

@@ -21,6 +21,8 @@ mod file_selection;
 mod init_cmd;
 mod inputs;
 mod limit_args;
+#[cfg(feature = "mcp")]
+mod mcp_server;
 mod output;
 #[cfg(feature = "live")]
 mod probe_cmd;

@@ -143,14 +143,19 @@ fn table_width() -> Option<usize> {
 
 pub(crate) fn show(args: &ShowArgs) -> Result<ExitCode> {
     let engine = engine(&args.rules)?;
-    let cat = engine.catalogue();
-    if let Some(rule) = cat.rule(&args.id) {
-        let docs = DocUrls::new(args.docs_base_url.as_deref());
-        crate::output::emit(&render::rules::show(cat, rule, &docs))?;
-        return Ok(ExitCode::SUCCESS);
+    let docs = DocUrls::new(args.docs_base_url.as_deref());
+    crate::output::emit(&explanation(engine.catalogue(), &args.id, &docs)?)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The text `explain ID` prints for a catalogue rule or a rule of the command line; an
+/// unknown id is an error that suggests close ones.
+pub(crate) fn explanation(cat: &Catalogue, id: &str, docs: &DocUrls) -> Result<String> {
+    if let Some(rule) = cat.rule(id) {
+        return Ok(render::rules::show(cat, rule, docs));
     }
-    if let Some(r) = cli_rules().find(|r| r.id == args.id) {
-        crate::output::emit(&format!(
+    if let Some(r) = cli_rules().find(|r| r.id == id) {
+        return Ok(format!(
             "{}\n{}\n{}\n\n{}\n\n\
              Reported by the command line, not by a catalogue rule; default severity: {}.\n\
              See docs/cli.md, \"{}\".\n",
@@ -160,8 +165,7 @@ pub(crate) fn show(args: &ShowArgs) -> Result<ExitCode> {
             r.description,
             r.severity.as_str(),
             r.section
-        ))?;
-        return Ok(ExitCode::SUCCESS);
+        ));
     }
     let ids: Vec<&str> = cat
         .rules
@@ -169,8 +173,8 @@ pub(crate) fn show(args: &ShowArgs) -> Result<ExitCode> {
         .map(|r| r.id())
         .chain(cli_rules().map(|r| r.id))
         .collect();
-    let close = similar_ids(&args.id, &ids);
-    let id = render::safe::escape(&args.id);
+    let close = similar_ids(id, &ids);
+    let id = render::safe::escape(id);
     match close.as_slice() {
         [] => bail!("no rule `{id}`; `mcpdesc rules list` shows every rule"),
         [one] => bail!("no rule `{id}`; did you mean `{one}`?"),
