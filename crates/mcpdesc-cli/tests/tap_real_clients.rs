@@ -48,17 +48,10 @@ struct Session {
 }
 
 /// Runs one session of `client` against `server` (a command line), offering `version` if
-/// given, and returns what the client sent and received.
-fn session(client: Client, version: Option<&str>, server: &[PathBuf], dir: &Path) -> Session {
-    let out = dir.join(format!(
-        "session-{}.json",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
+/// given, and returns what the client sent and received; `out` keeps the session's file.
+fn session(client: Client, version: Option<&str>, server: &[PathBuf], out: &Path) -> Session {
     let mut command = client.command();
-    command.arg("--out").arg(&out);
+    command.arg("--out").arg(out);
     if let Some(version) = version {
         command.arg("--protocol-version").arg(version);
     }
@@ -68,7 +61,7 @@ fn session(client: Client, version: Option<&str>, server: &[PathBuf], dir: &Path
         "{client:?} session against {server:?} failed:\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let written: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let written: Value = serde_json::from_slice(&std::fs::read(out).unwrap()).unwrap();
     let list = |key: &str| written[key].as_array().unwrap().clone();
     Session {
         protocol_version: written["protocolVersion"].clone(),
@@ -128,7 +121,7 @@ fn check(client: Client, server: &[PathBuf], version: Option<&str>, expected: &[
     }
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let direct = session(client, version, server, dir.path());
+    let direct = session(client, version, server, &dir.path().join("straight.json"));
     let direct_time = started.elapsed();
 
     let log = dir.path().join("tap.log");
@@ -144,7 +137,12 @@ fn check(client: Client, server: &[PathBuf], version: Option<&str>, expected: &[
     ];
     tapped_server.extend_from_slice(server);
     let started = Instant::now();
-    let tapped = session(client, version, &tapped_server, dir.path());
+    let tapped = session(
+        client,
+        version,
+        &tapped_server,
+        &dir.path().join("tapped.json"),
+    );
     let tapped_time = started.elapsed();
     eprintln!(
         "{client:?} client, {:?}: protocol {}, {} sent, {} received; {direct_time:.2?} straight, \
