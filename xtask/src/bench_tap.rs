@@ -407,7 +407,9 @@ pub(crate) fn render(w: &mut String, f: &TapFigures) -> std::fmt::Result {
          read; {ROUNDS} replays with the server started directly alternate with {ROUNDS} with \
          it started under the tap, which checks every message beside the forwarding. The \
          added latency is the difference of the two distributions at each percentile. In the \
-         flood both sides write all their messages at once (median of {ROUNDS}).",
+         flood both sides write all their messages at once (median of {ROUNDS}); answers then \
+         overtake their requests, so the flood's findings are those of a scrambled session, \
+         and what it shows is whether the checker keeps up.",
         crate::bench_report::thousands(f.messages as u64),
         crate::bench_report::thousands(f.bytes as u64),
     )?;
