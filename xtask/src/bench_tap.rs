@@ -219,7 +219,21 @@ impl Replay<'_> {
         let log = self.work.join("tap-flood.log");
         let _ = std::fs::remove_file(&log);
         let start = Instant::now();
-        let mut child = self.command(route, true, &stamps, &log)?.spawn()?;
+        self.exchange_flood(self.command(route, true, &stamps, &log)?)?;
+        let wall = start.elapsed();
+        let summary = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("mcpdesc tap:"))
+            .unwrap_or_default()
+            .to_owned();
+        Ok((wall, summary))
+    }
+
+    /// Starts `cmd` and plays the client's side of a flood against it to the end.
+    fn exchange_flood(&self, mut cmd: Command) -> Result<()> {
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
         let mut to = child.stdin.take().context("no stdin")?;
         let from = BufReader::new(child.stdout.take().context("no stdout")?);
         let lines: Vec<String> = self
@@ -242,18 +256,10 @@ impl Replay<'_> {
             .join()
             .map_err(|_| anyhow::anyhow!("the writer failed"))??;
         let status = child.wait()?;
-        let wall = start.elapsed();
         if got != expected || !status.success() {
             bail!("flood: {got} of {expected} server messages arrived; the server ended with {status}");
         }
-        let summary = std::fs::read_to_string(&log)
-            .unwrap_or_default()
-            .lines()
-            .rev()
-            .find(|l| l.starts_with("mcpdesc tap:"))
-            .unwrap_or_default()
-            .to_owned();
-        Ok((wall, summary))
+        Ok(())
     }
 }
 
@@ -358,35 +364,15 @@ fn peak_of_flood(replay: &Replay<'_>) -> Option<u64> {
     let stamps = replay.work.join("stamps.json");
     let log = replay.work.join("tap-peak.log");
     let inner = replay.command(Route::Tap, true, &stamps, &log).ok()?;
+    let report = replay.work.join("time.txt");
     let mut cmd = Command::new(time);
     cmd.arg("-v")
         .arg("-o")
-        .arg(replay.work.join("time.txt"))
+        .arg(&report)
         .arg(inner.get_program())
-        .args(inner.get_args())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    let mut child = cmd.spawn().ok()?;
-    let mut to = child.stdin.take()?;
-    let from = BufReader::new(child.stdout.take()?);
-    let lines: Vec<String> = replay
-        .messages
-        .iter()
-        .filter(|m| m.from_client)
-        .map(|m| m.line.clone())
-        .collect();
-    let writer = std::thread::spawn(move || {
-        let mut to = std::io::BufWriter::new(&mut to);
-        for l in &lines {
-            let _ = to.write_all(l.as_bytes());
-            let _ = to.write_all(b"\n");
-        }
-        let _ = to.flush();
-    });
-    let _ = from.lines().count();
-    let _ = writer.join();
-    child.wait().ok()?;
-    std::fs::read_to_string(replay.work.join("time.txt"))
+        .args(inner.get_args());
+    replay.exchange_flood(cmd).ok()?;
+    std::fs::read_to_string(report)
         .ok()?
         .lines()
         .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))

@@ -133,6 +133,43 @@ test('the language server answers, and Ctrl-C ends it', { skip: process.platform
   }
 });
 
+test('mcpdesc mcp answers a session, and ends with its input', async () => {
+  const bin = path.join(project, 'node_modules', '.bin', 'mcpdesc');
+  const child = spawn(bin, ['mcp'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const closed = new Promise((resolve) => child.on('close', (c, s) => resolve([c, s])));
+  let pending = '';
+  const waiting = [];
+  child.stdout.on('data', (chunk) => {
+    pending += chunk.toString('utf8');
+    let nl;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      waiting.shift()?.(JSON.parse(line));
+    }
+  });
+  const ask = (message) =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      child.stdin.write(`${JSON.stringify(message)}\n`);
+    });
+  try {
+    const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } };
+    const init = await ask({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
+    assert.equal(init.result.protocolVersion, '2025-06-18', JSON.stringify(init));
+    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    const tools = await ask({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    assert.ok(tools.result.tools.some((t) => t.name === 'validate_description'), JSON.stringify(tools));
+    const call = { name: 'validate_description', arguments: { text: BAD_TOOL_JSON } };
+    const result = await ask({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: call });
+    assert.equal(result.result.structuredContent.valid, false, JSON.stringify(result));
+    child.stdin.end();
+    assert.deepEqual(await closed, [0, null]);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+});
+
 test('runCli returns the status of the command', () => {
   // In a child process: the command writes to the process's own standard output.
   const done = spawnSync(

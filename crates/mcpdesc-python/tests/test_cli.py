@@ -136,6 +136,45 @@ def test_the_language_server_answers_and_ctrl_c_ends_it() -> None:
         child.stderr.close()
 
 
+def test_the_mcp_server_answers_a_session_and_ends_with_its_input() -> None:
+    """``mcpdesc mcp``, as an agent launches it from the installed package."""
+    child = subprocess.Popen(
+        [str(SCRIPT), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert child.stdin is not None and child.stdout is not None
+
+    def ask(message: dict[str, object]) -> dict[str, object]:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(json.dumps(message).encode() + b"\n")
+        child.stdin.flush()
+        return json.loads(child.stdout.readline())
+
+    try:
+        params = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        }
+        answer = ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+        assert answer["result"]["protocolVersion"] == "2025-06-18", answer
+        child.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        tools = ask({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        names = {t["name"] for t in tools["result"]["tools"]}
+        assert "validate_description" in names, names
+        call = {"name": "validate_description", "arguments": {"text": BAD_TOOL_JSON}}
+        result = ask({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})["result"]
+        assert result["structuredContent"]["valid"] is False, result
+        child.stdin.close()
+        assert child.wait(timeout=30) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()
+        assert child.stderr is not None
+        child.stderr.close()
+
+
 def test_in_process_the_command_returns_its_status_and_puts_python_s_handlers_back(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
