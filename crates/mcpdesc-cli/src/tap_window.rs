@@ -37,6 +37,45 @@ struct MessageProbe {
     method: Option<String>,
 }
 
+/// What a record is, as far as holding it goes.
+struct Seen {
+    dir: String,
+    /// Its JSON-RPC id, as JSON text.
+    id: Option<String>,
+    /// It names a method (a request or a notification).
+    method: bool,
+    /// It is the request of the handshake.
+    handshake_request: bool,
+}
+
+impl Seen {
+    fn of(record: &str, handshake_method: Option<&str>) -> Seen {
+        let probe = serde_json::from_str::<Probe>(record).ok();
+        let dir = probe
+            .as_ref()
+            .and_then(|p| p.dir.clone())
+            .unwrap_or_default();
+        let msg = probe.and_then(|p| p.msg);
+        let id = msg
+            .as_ref()
+            .and_then(|m| m.id.as_ref())
+            .filter(|id| !id.is_null())
+            .map(ToString::to_string);
+        let method = msg.as_ref().and_then(|m| m.method.as_deref());
+        let handshake_request = method.is_some() && method == handshake_method && id.is_some();
+        Seen {
+            dir,
+            id,
+            method: method.is_some(),
+            handshake_request,
+        }
+    }
+
+    fn is_handshake_request(&self) -> bool {
+        self.handshake_request
+    }
+}
+
 /// One message held, as its capture record.
 #[derive(Debug)]
 struct Held {
@@ -107,23 +146,27 @@ impl Window {
         if first_seq > self.last_seq + 1 {
             self.incomplete = true;
         }
-        let mut first_new = None;
+        let mut found = Vec::new();
+        // The index of the first message of the batch in `held`.
+        let mut from = self.held.len();
         for (seq, record) in batch {
-            if self.add(*seq, record) {
-                // A new session starts: what came before says nothing about it.
-                first_new = Some(self.held.len() - 1);
-            } else if first_new.is_none() {
-                first_new = Some(self.held.len() - 1);
+            let seen = Seen::of(record, self.handshake_method.as_deref());
+            if seen.is_handshake_request() && !self.held.is_empty() {
+                // A new session starts: the one it ends is judged to its end first, and says
+                // nothing about the new one.
+                if from < self.held.len() {
+                    found.extend(self.run_new(engine, from));
+                }
+                found.extend(self.finish(engine));
+                self.restart();
+                from = 0;
             }
+            self.add(*seq, record, seen);
             self.last_seq = *seq;
         }
-        let first_new = first_new.unwrap_or(0);
-        let earlier_out = self.incomplete;
-        let mut found = self.run(engine, first_new, |d| match d {
-            Some(MessageContext::LaterMessages) => false,
-            Some(MessageContext::EarlierMessages) => !earlier_out,
-            None => true,
-        });
+        if from < self.held.len() {
+            found.extend(self.run_new(engine, from));
+        }
         found.sort_by_key(|d| (d.line, d.column));
         self.trim();
         found
@@ -139,47 +182,49 @@ impl Window {
         self.run(engine, 0, |d| d == Some(MessageContext::LaterMessages))
     }
 
-    /// Holds one record; `true` when it starts a new session (a handshake request after
-    /// messages of an earlier one).
-    fn add(&mut self, seq: usize, record: &str) -> bool {
-        let probe = serde_json::from_str::<Probe>(record).ok();
-        let dir = probe
-            .as_ref()
-            .and_then(|p| p.dir.clone())
-            .unwrap_or_default();
-        let msg = probe.and_then(|p| p.msg);
-        let id = msg
-            .as_ref()
-            .and_then(|m| m.id.as_ref())
-            .filter(|id| !id.is_null())
-            .map(ToString::to_string);
-        let method = msg.as_ref().and_then(|m| m.method.as_deref());
-        let is_handshake_request =
-            method.is_some() && method == self.handshake_method.as_deref() && id.is_some();
-        let mut restarted = false;
-        if is_handshake_request && !self.held.is_empty() {
-            self.held.clear();
-            self.bytes = 0;
-            self.waiting.clear();
-            self.incomplete = false;
-            restarted = true;
-        }
+    /// The findings on the held messages from `from` on, of the rules that can judge them
+    /// now.
+    fn run_new(&self, engine: &Engine, from: usize) -> Vec<Diagnostic> {
+        let earlier_out = self.incomplete;
+        self.run(engine, from, |d| match d {
+            Some(MessageContext::LaterMessages) => false,
+            Some(MessageContext::EarlierMessages) => !earlier_out,
+            None => true,
+        })
+    }
+
+    fn restart(&mut self) {
+        self.held.clear();
+        self.bytes = 0;
+        self.waiting.clear();
+        self.handshake_id = None;
+        self.incomplete = false;
+    }
+
+    /// Holds one record.
+    fn add(&mut self, seq: usize, record: &str, seen: Seen) {
+        let Seen {
+            dir,
+            id,
+            method,
+            handshake_request,
+        } = seen;
         let mut held = Held {
             seq,
             record: record.to_owned(),
-            handshake: is_handshake_request,
+            handshake: handshake_request,
             waiting: None,
         };
         match (method, id) {
-            (Some(_), Some(id)) => {
+            (true, Some(id)) => {
                 let key = (dir, id);
-                if is_handshake_request {
+                if handshake_request {
                     self.handshake_id = Some(key.clone());
                 }
                 self.waiting.insert(key.clone(), seq);
                 held.waiting = Some(key);
             }
-            (None, Some(id)) => {
+            (false, Some(id)) => {
                 let key = (reverse(&dir).to_owned(), id);
                 if self.handshake_id.as_ref() == Some(&key) {
                     held.handshake = true;
@@ -197,7 +242,6 @@ impl Window {
         }
         self.bytes += held.record.len();
         self.held.push_back(held);
-        restarted
     }
 
     /// Runs the rules on the held messages as one capture and keeps the findings on the
@@ -425,6 +469,28 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"slow","result":{"tools":[]}}"#,
         );
         assert!(w.check(&engine, &[(seq, answer)]).is_empty());
+    }
+
+    #[test]
+    fn a_batch_that_ends_one_session_and_starts_the_next_judges_both() {
+        let engine = engine();
+        let mut w = Window::new(&engine);
+        let mut batch = handshake();
+        batch.push((4, rec("s2c", r#"{"jsonrpc":"2.0","id":9,"result":{}}"#)));
+        batch.push((
+            5,
+            rec("c2s", r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#),
+        ));
+        batch.extend(handshake().into_iter().map(|(s, r)| (s + 5, r)));
+        let found = w.check(&engine, &batch);
+        assert_eq!(
+            rules(&found),
+            [
+                (4, "mcp.jsonrpc.response-without-request"),
+                (5, "mcp.jsonrpc.request-answered")
+            ]
+        );
+        assert_eq!(w.held.len(), 3);
     }
 
     #[test]

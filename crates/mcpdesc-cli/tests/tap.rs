@@ -514,3 +514,97 @@ fn the_session_is_compared_with_a_description() {
         "{stderr}"
     );
 }
+
+/// Plays the server's side of a capture: waits for each client message (which must arrive
+/// unchanged) and writes each of its own, exactly as the capture holds them.
+const REPLAY: &str = r#"
+import sys
+for line in open(sys.argv[1], encoding="utf-8").read().splitlines():
+    head = '{"dir":"c2s","msg":'
+    msg = line[len(head):-1]
+    if line.startswith(head):
+        if sys.stdin.readline().rstrip("\n") != msg:
+            sys.exit(3)
+    else:
+        sys.stdout.write(msg + "\n")
+        sys.stdout.flush()
+"#;
+
+/// `(line, column, rule)` of each concise finding in `text`.
+fn concise_findings(text: &str) -> std::collections::BTreeSet<(u32, u32, String)> {
+    text.lines()
+        .filter_map(|l| {
+            let (place, rest) = l.split_once(": ")?;
+            let mut place = place.rsplitn(3, ':');
+            let column = place.next()?.parse().ok()?;
+            let line = place.next()?.parse().ok()?;
+            let rule = rest.split_whitespace().nth(1)?.to_owned();
+            Some((line, column, rule))
+        })
+        .collect()
+}
+
+#[test]
+fn real_captures_replayed_through_the_tap_get_the_findings_validate_gives() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("replay.py");
+    std::fs::write(&replay, REPLAY).unwrap();
+    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../spec-fixtures/traffic/real");
+    let mut captures: Vec<PathBuf> = std::fs::read_dir(&real)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ndjson"))
+        .collect();
+    captures.sort();
+    assert!(captures.len() >= 10);
+    let mut with_findings = 0;
+    for capture in &captures {
+        let log = dir.path().join("tap.log");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpdesc"))
+            .args(["tap", "--log", log.to_str().unwrap(), "--", "python3"])
+            .arg(&replay)
+            .arg(capture)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut to = child.stdin.take().unwrap();
+        let mut from = BufReader::new(child.stdout.take().unwrap());
+        // In lockstep, as a client waits for each answer: the tap numbers the messages in
+        // the capture's order.
+        for line in std::fs::read_to_string(capture).unwrap().lines() {
+            let msg = &line[r#"{"dir":"c2s","msg":"#.len()..line.len() - 1];
+            if line.starts_with(r#"{"dir":"c2s""#) {
+                writeln!(to, "{msg}").unwrap();
+            } else {
+                let mut got = String::new();
+                from.read_line(&mut got).unwrap();
+                assert_eq!(got.trim_end_matches('\n'), msg, "{}", capture.display());
+            }
+        }
+        drop(to);
+        assert_eq!(
+            child.wait().unwrap().code(),
+            Some(0),
+            "{}",
+            capture.display()
+        );
+        let tapped = std::fs::read_to_string(&log).unwrap();
+        let validated = run(
+            env!("CARGO_BIN_EXE_mcpdesc"),
+            &["validate", "-f", "concise", capture.to_str().unwrap()],
+            b"",
+        );
+        let expected = concise_findings(&String::from_utf8_lossy(&validated.stdout));
+        assert_eq!(
+            concise_findings(&tapped),
+            expected,
+            "{}:\n{tapped}",
+            capture.display()
+        );
+        with_findings += usize::from(!expected.is_empty());
+    }
+    // The documented non-conformances of the real captures are among them.
+    assert!(with_findings >= 4, "{with_findings}");
+}
