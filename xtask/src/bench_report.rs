@@ -519,6 +519,10 @@ pub(crate) fn bench_report_cmd(args: &[String]) -> Result<()> {
     )?;
     writeln!(
         w,
+        "cargo xtask bench-tap --write       # mcpdesc tap's latency and throughput, its section only"
+    )?;
+    writeln!(
+        w,
         "cargo xtask bench-report            # everything below, rewrites this page"
     )?;
     writeln!(w, "```")?;
