@@ -11,10 +11,9 @@ pub(crate) const RULE_URI_PREFIX: &str = "mcpdesc://rules/";
 pub(crate) const RULE_URI_TEMPLATE: &str = "mcpdesc://rules/{id}";
 pub(crate) const MARKDOWN: &str = "text/markdown";
 
-/// The page of each rule, by id, and the rules' titles in catalogue order.
+/// The page of each rule, by id.
 pub(crate) struct Pages {
     pub by_id: BTreeMap<String, String>,
-    pub listed: Vec<(String, String)>,
 }
 
 impl Pages {
@@ -29,14 +28,12 @@ impl Pages {
             .collect();
         let cat = engine.catalogue();
         let mut by_id = BTreeMap::new();
-        let mut listed = Vec::new();
         for rule in &cat.rules {
             if let Some(page) = files.remove(&pages::page_path(cat, rule)) {
-                listed.push((rule.id().to_owned(), rule.def.title.clone()));
                 by_id.insert(rule.id().to_owned(), page);
             }
         }
-        Pages { by_id, listed }
+        Pages { by_id }
     }
 
     /// The page of the resource `uri`, or why there is none.

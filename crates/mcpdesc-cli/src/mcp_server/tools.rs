@@ -8,7 +8,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
@@ -259,27 +259,15 @@ impl ServerHandler for Server {
         info
     }
 
+    /// The rule pages are reached through their template, not listed one by one: a list
+    /// would make the server's own description enumerate the catalogue, and every rule
+    /// added a change to it. `list_rules` gives the ids.
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let resources = self
-            .blocking(|state| {
-                Ok(state
-                    .pages()
-                    .listed
-                    .iter()
-                    .map(|(id, title)| {
-                        Resource::new(rule_data::rule_uri(id), id.clone())
-                            .with_title(title.clone())
-                            .with_mime_type(resources::MARKDOWN)
-                    })
-                    .collect())
-            })
-            .await
-            .map_err(|e| ErrorData::internal_error(e, None))?;
-        Ok(ListResourcesResult::with_all_items(resources))
+        Ok(ListResourcesResult::with_all_items(Vec::new()))
     }
 
     async fn list_resource_templates(
