@@ -198,10 +198,13 @@ impl Replay<'_> {
             bail!("the replay server ended with {status}");
         }
         let theirs: Vec<u64> = serde_json::from_str(&std::fs::read_to_string(&stamps)?)?;
+        // The first message waits for the server to start, which is no latency of either
+        // route.
         let latencies = self
             .messages
             .iter()
             .zip(mine.iter().zip(&theirs))
+            .skip(1)
             .map(|(m, (&mine, &theirs))| {
                 if m.from_client {
                     theirs.saturating_sub(mine)
@@ -390,7 +393,7 @@ pub(crate) fn render(w: &mut String, f: &TapFigures) -> std::fmt::Result {
          (`xtask/src/bench_tap.rs`, `cargo xtask bench-tap`): {} messages, {} bytes. In \
          lockstep each side sends its next message only after it has received the one before, \
          as in a session, and each message is timed from its sender's write to its receiver's \
-         read; {ROUNDS} replays with the server started directly alternate with {ROUNDS} with \
+         read (but the first, which waits for the server to start); {ROUNDS} replays with the server started directly alternate with {ROUNDS} with \
          it started under the tap, which checks every message beside the forwarding. The \
          added latency is the difference of the two distributions at each percentile. In the \
          flood both sides write all their messages at once (median of {ROUNDS}); answers then \
