@@ -69,12 +69,7 @@ pub(crate) fn deliver(
     let out = match (d.format, d.statistics) {
         (OutputFormat::Json, true) => render::statistics::json(results, &ctx)?,
         (_, true) => render::statistics::text(results, &ctx),
-        (OutputFormat::Text, false) => render::text(results, &ctx),
-        (OutputFormat::Concise, false) => render::concise(results, &ctx),
-        (OutputFormat::Json, false) => render::json(results, &ctx)?,
-        (OutputFormat::Sarif, false) => render::sarif(results, &ctx)?,
-        (OutputFormat::Github, false) => render::github(results, &ctx),
-        (OutputFormat::Junit, false) => render::junit(results, &ctx)?,
+        (format, false) => render::in_format(format, results, &ctx)?,
     };
     crate::output::report(
         &out,

@@ -267,15 +267,8 @@ impl Sink {
             color: false,
             summary: false,
         };
-        let rendered = match self.format {
-            OutputFormat::Concise => Ok(render::concise(results, &ctx)),
-            OutputFormat::Text => Ok(render::text(results, &ctx)),
-            OutputFormat::Github => Ok(render::github(results, &ctx)),
-            OutputFormat::Json => render::json(results, &ctx),
-            OutputFormat::Sarif => render::sarif(results, &ctx),
-            OutputFormat::Junit => render::junit(results, &ctx),
-        };
-        rendered.unwrap_or_else(|e| format!("mcpdesc tap: cannot render the findings: {e}\n"))
+        render::in_format(self.format, results, &ctx)
+            .unwrap_or_else(|e| format!("mcpdesc tap: cannot render the findings: {e}\n"))
     }
 
     /// The description's findings, the document of a whole-document format, and the

@@ -64,6 +64,22 @@ impl FileResult {
     }
 }
 
+/// `results` in `format`.
+pub(crate) fn in_format(
+    format: OutputFormat,
+    results: &[FileResult],
+    ctx: &RenderContext<'_>,
+) -> anyhow::Result<String> {
+    Ok(match format {
+        OutputFormat::Text => text(results, ctx),
+        OutputFormat::Concise => concise(results, ctx),
+        OutputFormat::Json => json(results, ctx)?,
+        OutputFormat::Sarif => sarif(results, ctx)?,
+        OutputFormat::Github => github(results, ctx),
+        OutputFormat::Junit => junit(results, ctx)?,
+    })
+}
+
 /// Where a load failure is, as `(line, column)`; `None` for one that has no position (a
 /// file that could not be read at all), which every format then reports for the file alone.
 pub(crate) fn load_error_position(e: &LoadFailure) -> Option<(u32, u32)> {
