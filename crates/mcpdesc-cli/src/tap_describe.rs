@@ -120,6 +120,7 @@ pub(crate) struct Session {
 impl Session {
     /// Takes note of one capture record.
     pub(crate) fn see(&mut self, record: &str) {
+        let bytes = record.len();
         let Ok(record) = serde_json::from_str::<Value>(record) else {
             return;
         };
@@ -147,7 +148,7 @@ impl Session {
                 }
                 self.requests.insert(id, (list, first));
             }
-            (false, None) => self.answer(&id, msg, record.to_string().len()),
+            (false, None) => self.answer(&id, msg, bytes),
             _ => {}
         }
     }

@@ -61,7 +61,7 @@ impl Shared {
     /// Numbers the record, writes it to the capture and offers it to the checker, all under
     /// one lock: the two directions then agree on the order, and a finding's line is the
     /// record's line in the capture.
-    fn deliver(&self, record: &str, event: impl FnOnce(usize) -> Event, len: usize) {
+    fn deliver(&self, record: String, event: impl FnOnce(usize, String) -> Event, len: usize) {
         let Ok(mut seq) = self.seq.lock() else {
             return;
         };
@@ -78,7 +78,7 @@ impl Shared {
             self.dropped.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        match self.tx.try_send(event(*seq)) {
+        match self.tx.try_send(event(*seq, record)) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
                 self.in_flight.fetch_sub(len, Ordering::AcqRel);
@@ -89,8 +89,7 @@ impl Shared {
 
     fn hand_over(&self, record: String) {
         let len = record.len();
-        let line = record.clone();
-        self.deliver(&line, |seq| Event::Record { seq, record }, len);
+        self.deliver(record, |seq, record| Event::Record { seq, record }, len);
     }
 
     pub(crate) fn too_large(&self, dir: Dir, bytes: usize, head: &[u8]) {
@@ -98,8 +97,8 @@ impl Shared {
         let record = serde_json::json!({"dir": dir.as_str(), "raw": excerpt, "bytes": bytes});
         // Counted as nothing against the budget: its event holds no text.
         self.deliver(
-            &record.to_string(),
-            |seq| Event::TooLarge { seq, dir, bytes },
+            record.to_string(),
+            |seq, _| Event::TooLarge { seq, dir, bytes },
             0,
         );
     }

@@ -9,7 +9,7 @@
 //! session; rules that rest on earlier messages (`depends-on: earlier-messages`) are left out
 //! once a message went unchecked, until the next handshake starts a new session.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use mcpdesc_core::internal::MessageContext;
 use mcpdesc_core::{Diagnostic, Engine, Format};
@@ -70,10 +70,6 @@ impl Seen {
             handshake_request,
         }
     }
-
-    fn is_handshake_request(&self) -> bool {
-        self.handshake_request
-    }
 }
 
 /// One message held, as its capture record.
@@ -95,7 +91,7 @@ pub(crate) struct Window {
     held: VecDeque<Held>,
     bytes: usize,
     /// Requests waiting for an answer, by direction and id.
-    waiting: HashMap<(String, String), usize>,
+    waiting: HashSet<(String, String)>,
     /// The id of the handshake request, while its answer has not passed.
     handshake_id: Option<(String, String)>,
     /// The last line handed to [`Window::check`].
@@ -118,7 +114,7 @@ impl Window {
         Window {
             held: VecDeque::new(),
             bytes: 0,
-            waiting: HashMap::new(),
+            waiting: HashSet::new(),
             handshake_id: None,
             last_seq: 0,
             incomplete: false,
@@ -151,7 +147,7 @@ impl Window {
         let mut from = self.held.len();
         for (seq, record) in batch {
             let seen = Seen::of(record, self.handshake_method.as_deref());
-            if seen.is_handshake_request() && !self.held.is_empty() {
+            if seen.handshake_request && !self.held.is_empty() {
                 // A new session starts: the one it ends is judged to its end first, and says
                 // nothing about the new one.
                 if from < self.held.len() {
@@ -221,7 +217,7 @@ impl Window {
                 if handshake_request {
                     self.handshake_id = Some(key.clone());
                 }
-                self.waiting.insert(key.clone(), seq);
+                self.waiting.insert(key.clone());
                 held.waiting = Some(key);
             }
             (false, Some(id)) => {
@@ -230,7 +226,7 @@ impl Window {
                     held.handshake = true;
                     self.handshake_id = None;
                 }
-                if self.waiting.remove(&key).is_some() {
+                if self.waiting.remove(&key) {
                     for h in &mut self.held {
                         if h.waiting.as_ref() == Some(&key) {
                             h.waiting = None;
