@@ -56,6 +56,37 @@ fn now_ns() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
+/// Reads message `i` (`m`), sent by `from`, and returns when it arrived; it must arrive
+/// unchanged.
+fn receive(
+    input: &mut impl BufRead,
+    line: &mut String,
+    m: &Message,
+    i: usize,
+    from: &str,
+) -> Result<u64> {
+    line.clear();
+    if input.read_line(line)? == 0 {
+        bail!("the {from}'s side ended before message {}", i + 1);
+    }
+    let at = now_ns();
+    if line.trim_end_matches('\n') != m.line {
+        bail!("message {} arrived changed", i + 1);
+    }
+    Ok(at)
+}
+
+/// The closing summary line of the tap's log at `log`.
+fn tap_summary(log: &Path) -> String {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("mcpdesc tap:"))
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// `cargo xtask bench-tap-server CAPTURE STAMPS [--flood]`: the server's side of the replay.
 /// It writes to STAMPS, per message, when it received (client messages) or sent (its own) it.
 pub(crate) fn server_cmd(args: &[String]) -> Result<()> {
@@ -93,14 +124,7 @@ pub(crate) fn server_cmd(args: &[String]) -> Result<()> {
         let mut line = String::new();
         for (i, m) in messages.iter().enumerate() {
             if m.from_client {
-                line.clear();
-                if input.read_line(&mut line)? == 0 {
-                    bail!("the client's side ended before message {}", i + 1);
-                }
-                stamp[i] = now_ns();
-                if line.trim_end_matches('\n') != m.line {
-                    bail!("message {} arrived changed", i + 1);
-                }
+                stamp[i] = receive(&mut input, &mut line, m, i, "client")?;
             } else {
                 stamp[i] = now_ns();
                 out.write_all(m.line.as_bytes())?;
@@ -181,14 +205,7 @@ impl Replay<'_> {
                 to.write_all(b"\n")?;
                 to.flush()?;
             } else {
-                line.clear();
-                if from.read_line(&mut line)? == 0 {
-                    bail!("the server's side ended before message {}", i + 1);
-                }
-                mine[i] = now_ns();
-                if line.trim_end_matches('\n') != m.line {
-                    bail!("message {} arrived changed", i + 1);
-                }
+                mine[i] = receive(&mut from, &mut line, m, i, "server")?;
             }
         }
         let wall = start.elapsed();
@@ -224,13 +241,7 @@ impl Replay<'_> {
         let start = Instant::now();
         self.exchange_flood(self.command(route, true, &stamps, &log)?)?;
         let wall = start.elapsed();
-        let summary = std::fs::read_to_string(&log)
-            .unwrap_or_default()
-            .lines()
-            .rev()
-            .find(|l| l.starts_with("mcpdesc tap:"))
-            .unwrap_or_default()
-            .to_owned();
+        let summary = tap_summary(&log);
         Ok((wall, summary))
     }
 
@@ -325,13 +336,7 @@ pub(crate) fn measure(mcpdesc: &Path, capture: &Path) -> Result<TapFigures> {
         let t = replay.lockstep(Route::Tap)?;
         tapped.latencies.extend(t.latencies);
         tapped.wall += t.wall;
-        lockstep_summary = std::fs::read_to_string(replay.work.join("tap.log"))
-            .unwrap_or_default()
-            .lines()
-            .rev()
-            .find(|l| l.starts_with("mcpdesc tap:"))
-            .unwrap_or_default()
-            .to_owned();
+        lockstep_summary = tap_summary(&replay.work.join("tap.log"));
     }
     let mut flood_direct = Vec::new();
     let mut flood_tapped = Vec::new();
